@@ -1,0 +1,1 @@
+//! Benchmarks of staggered against its peer crates.

@@ -1,0 +1,3 @@
+//! `stagger`: retry a command, show a schedule, run the experiments.
+
+fn main() {}

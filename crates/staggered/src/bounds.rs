@@ -1,0 +1,104 @@
+//! The theoretical range of each retry's delay, as in seed 002's table.
+
+use core::time::Duration;
+
+use crate::math::from_nanos;
+use crate::{smooth, Backoff, CapMode, Strategy};
+
+/// What a schedule can produce for one retry: its deterministic interval
+/// `x(r)` and the smallest, median and largest delay.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RetryBounds {
+    /// The retry, from 1: the wait before attempt `retry + 1`.
+    pub retry: u32,
+    /// The interval `x(r)` after the cap (for `decorrelated`, the upper end
+    /// `min(max_delay, base * 3^r)`; for `smooth`, `base * 2^(r-1)`).
+    pub interval: Duration,
+    /// The smallest possible delay.
+    pub min: Duration,
+    /// The median delay, where it has a closed form: every strategy but
+    /// `decorrelated`, whose delay depends on the whole chain, and `smooth`
+    /// after its first retry.
+    pub median: Option<Duration>,
+    /// The largest possible delay.
+    pub max: Duration,
+}
+
+/// The [`RetryBounds`] of each retry, in order; see [`Backoff::bounds`].
+#[derive(Debug, Clone)]
+pub struct Bounds {
+    backoff: Backoff,
+    retry: u32,
+    interval: f64,
+    decorrelated_upper: f64,
+    smooth_interval: f64,
+}
+
+impl Backoff {
+    /// The theoretical bounds of each retry's delay, one item per retry, as
+    /// many as [`delays`](Backoff::delays) yields.
+    pub fn bounds(&self) -> Bounds {
+        Bounds {
+            backoff: *self,
+            retry: 0,
+            interval: 0.0,
+            decorrelated_upper: self.base_ns,
+            smooth_interval: 0.0,
+        }
+    }
+}
+
+impl Iterator for Bounds {
+    type Item = RetryBounds;
+
+    fn next(&mut self) -> Option<RetryBounds> {
+        let b = self.backoff;
+        if let Some(max) = b.max_attempts {
+            if self.retry >= max.get() - 1 {
+                return None;
+            }
+        }
+        self.retry = self.retry.saturating_add(1);
+        let first = self.retry == 1;
+        self.interval = if first { b.first_interval() } else { b.next_interval(self.interval) };
+        let x = self.interval;
+        let f = b.factor;
+        let (interval, min, median, max) = match b.strategy {
+            Strategy::Constant => (b.base_ns, b.base_ns, Some(b.base_ns), b.base_ns),
+            Strategy::Exponential => (x, x, Some(x), x),
+            Strategy::Full => (x, 0.0, Some(0.5 * x), x),
+            Strategy::Equal => (x, 0.5 * x, Some(0.75 * x), x),
+            Strategy::Decorrelated => {
+                self.decorrelated_upper = (3.0 * self.decorrelated_upper).min(b.max_ns);
+                let upper = self.decorrelated_upper;
+                (upper, b.base_ns.min(upper), None, upper)
+            }
+            Strategy::Proportional => (x, x * (1.0 - f), Some(x), x * (1.0 + f)),
+            Strategy::Additive => (x, x, Some(x * (1.0 + 0.5 * f)), x * (1.0 + f)),
+            Strategy::Smooth => {
+                self.smooth_interval =
+                    if first { b.base_ns } else { (2.0 * self.smooth_interval).min(b.max_ns) };
+                let median = first.then(|| smooth::median_first(b.base_ns).min(b.max_ns));
+                let max = smooth::max_delay(self.retry, b.base_ns).min(b.max_ns);
+                (self.smooth_interval, 0.0, median, max)
+            }
+        };
+        let cap = |ns: f64| {
+            if b.cap_mode == CapMode::Delay && b.strategy != Strategy::Constant {
+                ns.min(b.max_ns)
+            } else {
+                ns
+            }
+        };
+        Some(RetryBounds {
+            retry: self.retry,
+            interval: from_nanos(interval),
+            min: from_nanos(cap(min)),
+            median: median.map(|m| from_nanos(cap(m))),
+            max: from_nanos(cap(max)),
+        })
+    }
+}
+
+impl core::iter::FusedIterator for Bounds {}

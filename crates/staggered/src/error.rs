@@ -1,0 +1,126 @@
+//! The error of building a schedule from bad parameters.
+
+use core::fmt;
+
+/// A schedule parameter, as named in SPEC section 1 and on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Field {
+    /// `base`, the delay unit.
+    Base,
+    /// `multiplier`, the growth per retry.
+    Multiplier,
+    /// `max_delay`, the ceiling on every delay.
+    MaxDelay,
+    /// `factor`, the randomization (proportional) or jitter (additive) factor.
+    Factor,
+    /// `max_attempts`, the total number of calls.
+    MaxAttempts,
+    /// `granularity`, the step the interval is truncated to.
+    Granularity,
+}
+
+impl Field {
+    /// The field's name, as SPEC spells it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Field::Base => "base",
+            Field::Multiplier => "multiplier",
+            Field::MaxDelay => "max_delay",
+            Field::Factor => "factor",
+            Field::MaxAttempts => "max_attempts",
+            Field::Granularity => "granularity",
+        }
+    }
+}
+
+impl fmt::Display for Field {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Which rule a parameter broke.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub enum Rule {
+    /// The value must be a finite number (not NaN, not infinite).
+    Finite,
+    /// The value must be at least this.
+    AtLeast(f64),
+    /// The value must lie in `[min, max]`.
+    Within(f64, f64),
+    /// The value must not be zero.
+    NonZero,
+    /// `max_delay` must not be below `base`.
+    NotBelowBase,
+}
+
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Rule::Finite => f.write_str("must be a finite number"),
+            Rule::AtLeast(min) => write!(f, "must be at least {min}"),
+            Rule::Within(min, max) => write!(f, "must be between {min} and {max}"),
+            Rule::NonZero => f.write_str("must not be zero"),
+            Rule::NotBelowBase => f.write_str("must not be below base"),
+        }
+    }
+}
+
+/// A schedule could not be built: [`field`](ConfigError::field) broke
+/// [`rule`](ConfigError::rule). The message names both and the value given,
+/// e.g. `invalid multiplier 0.5: must be at least 1`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConfigError {
+    field: Field,
+    rule: Rule,
+    value: Value,
+}
+
+/// The rejected value, kept for the message.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Value {
+    Float(f64),
+    Duration(core::time::Duration),
+    Count(u32),
+}
+
+impl ConfigError {
+    pub(crate) const fn float(field: Field, rule: Rule, value: f64) -> Self {
+        ConfigError { field, rule, value: Value::Float(value) }
+    }
+
+    pub(crate) const fn duration(field: Field, rule: Rule, value: core::time::Duration) -> Self {
+        ConfigError { field, rule, value: Value::Duration(value) }
+    }
+
+    pub(crate) const fn count(field: Field, rule: Rule, value: u32) -> Self {
+        ConfigError { field, rule, value: Value::Count(value) }
+    }
+
+    /// The parameter that is wrong.
+    pub const fn field(&self) -> Field {
+        self.field
+    }
+
+    /// The rule it broke.
+    pub const fn rule(&self) -> Rule {
+        self.rule
+    }
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "invalid {} ", self.field)?;
+        match self.value {
+            Value::Float(v) => write!(f, "{v}")?,
+            Value::Duration(d) => write!(f, "{d:?}")?,
+            Value::Count(n) => write!(f, "{n}")?,
+        }
+        write!(f, ": {}", self.rule)
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for ConfigError {}

@@ -1,0 +1,82 @@
+//! Retries with exponential backoff and jitter that get the details right.
+//!
+//! When every client of a struggling service retries on the same schedule,
+//! they come back together and knock it over again: the thundering herd.
+//! Exponential backoff spreads one client's retries out in time; jitter
+//! spreads a fleet's retries apart from each other. `staggered` computes those
+//! schedules exactly as they were published, with a cap that is really a cap.
+//!
+//! ```
+//! use std::time::Duration;
+//! use staggered::{Backoff, Preset, Strategy};
+//!
+//! // Full jitter (AWS's recommendation): U[0, min(max_delay, base * 2^(r-1))].
+//! let backoff = Backoff::builder(Strategy::Full)
+//!     .with_base(Duration::from_millis(100))
+//!     .with_max_delay(Duration::from_secs(5))
+//!     .with_max_attempts(5)
+//!     .build()?;
+//! for (retry, delay) in backoff.delays().enumerate() {
+//!     assert!(delay <= Duration::from_millis(100 << retry));
+//! }
+//!
+//! // Or a published preset: seed 004's "standard", 5 attempts, never above 30 s.
+//! let standard = Preset::Standard.backoff();
+//! assert!(standard.delays().all(|d| d <= Duration::from_secs(30)));
+//! # Ok::<(), staggered::ConfigError>(())
+//! ```
+//!
+//! # Schedules
+//! A [`Backoff`] is a validated, `Copy` configuration: a [`Strategy`] (the
+//! formulas of SPEC section 2), `base`, `multiplier`, `max_delay`, a factor,
+//! a [`CapMode`], `max_attempts` and an optional deadline. Build one with
+//! [`Backoff::builder`] or start from a [`Preset`]. Bad parameters give a
+//! [`ConfigError`] that names the field and the rule; nothing panics or
+//! overflows, for any value up to `Duration::MAX` and any retry up to
+//! `u32::MAX`.
+//!
+//! [`Backoff::delays`] hands out a [`Delays`] iterator for one operation,
+//! with its own generator. [`Backoff::bounds`] gives the theoretical range of
+//! each retry's delay. Any cloneable iterator of `Duration` is a
+//! [`Schedule`] too.
+//!
+//! # The cap is hard
+//! By default ([`CapMode::Delay`]) no delay ever exceeds `max_delay`: for
+//! `proportional` and `additive` the interval shrinks so the whole random
+//! range fits under the cap. [`CapMode::Interval`] reproduces systems that cap
+//! the interval before randomizing (seed 002, seed 004's table), where a delay
+//! can reach `max_delay * (1 + f)`.
+//!
+//! # Randomness
+//! Each [`Delays`] owns its generator: [`FastRng`] (wyrand) seeded from OS
+//! entropy, distinct per schedule, with no lock anywhere. An explicit seed
+//! ([`BackoffBuilder::with_seed`], [`Backoff::delays_seeded`]) makes a
+//! schedule reproducible, and [`Backoff::delays_with_rng`] takes any [`Rng`].
+//!
+//! # Crate features
+//! - `std` (default): entropy seeding, [`Backoff::delays`] and [`Schedule`]
+//!   for [`Backoff`]. Without it the crate is `no_std`; seed explicitly.
+
+#![cfg_attr(not(feature = "std"), no_std)]
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+mod backoff;
+mod bounds;
+mod delays;
+mod error;
+mod math;
+mod preset;
+mod rng;
+mod schedule;
+mod smooth;
+mod strategy;
+
+pub use backoff::{Backoff, BackoffBuilder};
+pub use bounds::{Bounds, RetryBounds};
+pub use delays::Delays;
+pub use error::{ConfigError, Field, Rule};
+pub use preset::Preset;
+pub use rng::{FastRng, Rng};
+pub use schedule::Schedule;
+pub use strategy::{CapMode, Strategy, UnknownName};
