@@ -62,15 +62,29 @@
 #![forbid(unsafe_code)]
 
 mod backoff;
+mod blocking;
 mod bounds;
+mod budget;
+pub mod classify;
+mod decision;
 mod delays;
 mod error;
+mod event;
+mod future;
+pub mod hint;
 mod math;
+mod policy;
 mod preset;
+mod retry_error;
 mod rng;
 mod schedule;
+pub mod sleep;
 mod smooth;
 mod strategy;
+#[cfg(feature = "test-util")]
+pub mod test_util;
+mod timeout;
+mod trace;
 
 pub use backoff::{Backoff, BackoffBuilder};
 pub use bounds::{Bounds, RetryBounds};
@@ -80,3 +94,11 @@ pub use preset::Preset;
 pub use rng::{FastRng, Rng};
 pub use schedule::Schedule;
 pub use strategy::{CapMode, Strategy, UnknownName};
+
+pub use budget::{Budget, NoBudget};
+pub use classify::{AlwaysTransient, Classifier, ErrorKind, Failure, Hint, RetryIf};
+pub use decision::{Action, Decision, Limits, StopReason};
+pub use event::{GiveUpEvent, NoNotify, Notify, RetryEvent};
+pub use policy::RetryPolicy;
+pub use retry_error::{Retried, RetryError, TimedOut};
+pub use timeout::{AttemptTimeout, MakeTimeoutError, NoTimeout, TimeoutFor};

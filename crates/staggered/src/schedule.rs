@@ -14,6 +14,23 @@ pub trait Schedule {
 
     /// Starts a fresh sequence of delays.
     fn delays(&self) -> Self::Delays;
+
+    /// The total number of calls this schedule allows, if it says. The
+    /// default counts the delays of a fresh sequence, when its length is known.
+    fn max_attempts(&self) -> Option<u32> {
+        let (_, upper) = self.delays().size_hint();
+        upper.map(|retries| u32::try_from(retries).unwrap_or(u32::MAX).saturating_add(1))
+    }
+
+    /// The deadline that comes with the schedule, if any.
+    fn deadline(&self) -> Option<Duration> {
+        None
+    }
+
+    /// The longest server hint worth honouring, if the schedule has a view.
+    fn max_hint(&self) -> Option<Duration> {
+        None
+    }
 }
 
 impl<I> Schedule for I
@@ -33,6 +50,20 @@ impl Schedule for crate::Backoff {
 
     fn delays(&self) -> Self::Delays {
         crate::Backoff::delays(self)
+    }
+
+    fn max_attempts(&self) -> Option<u32> {
+        crate::Backoff::max_attempts(self)
+    }
+
+    /// The schedule's own deadline.
+    fn deadline(&self) -> Option<Duration> {
+        crate::Backoff::deadline(self)
+    }
+
+    /// The largest delay the schedule itself would wait.
+    fn max_hint(&self) -> Option<Duration> {
+        Some(self.delay_ceiling())
     }
 }
 

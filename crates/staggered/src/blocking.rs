@@ -1,0 +1,117 @@
+//! The blocking driver: a plain loop around [`RetryPolicy::step`].
+
+use core::time::Duration;
+
+use crate::budget::Budget;
+use crate::classify::Classifier;
+use crate::event::Notify;
+use crate::sleep::{BlockingSleeper, Clock};
+use crate::{Retried, RetryError, RetryPolicy, Schedule};
+
+impl<S: Schedule, C, N, B: Budget, T> RetryPolicy<S, C, N, B, T> {
+    /// Calls `op` (given the attempt number, from 1) until it succeeds or the
+    /// policy gives up, sleeping with `std::thread::sleep`.
+    ///
+    /// # Errors
+    /// A [`RetryError`] with the stop reason, the attempts made and the last error.
+    #[cfg(feature = "std")]
+    #[inline]
+    pub fn call<R, E, F>(&self, op: F) -> Result<R, RetryError<E>>
+    where
+        F: FnMut(u32) -> Result<R, E>,
+        C: Classifier<E>,
+        N: Notify<E>,
+        E: core::fmt::Display,
+    {
+        self.run_with(op, &crate::sleep::StdSleeper, &crate::sleep::StdClock).map(|done| done.value)
+    }
+
+    /// Like [`call`](RetryPolicy::call), returning the attempts made and the
+    /// time waited with the value.
+    ///
+    /// # Errors
+    /// As [`call`](RetryPolicy::call).
+    #[cfg(feature = "std")]
+    #[inline]
+    pub fn run<R, E, F>(&self, op: F) -> Result<Retried<R>, RetryError<E>>
+    where
+        F: FnMut(u32) -> Result<R, E>,
+        C: Classifier<E>,
+        N: Notify<E>,
+        E: core::fmt::Display,
+    {
+        self.run_with(op, &crate::sleep::StdSleeper, &crate::sleep::StdClock)
+    }
+
+    /// Like [`run`](RetryPolicy::run), waiting with `sleeper` and reading
+    /// `clock`: a mock clock and a recording sleeper in tests, anything
+    /// else in production.
+    ///
+    /// # Errors
+    /// As [`call`](RetryPolicy::call).
+    #[inline]
+    pub fn run_with<R, E, F, Z, K>(
+        &self,
+        mut op: F,
+        sleeper: &Z,
+        clock: &K,
+    ) -> Result<Retried<R>, RetryError<E>>
+    where
+        F: FnMut(u32) -> Result<R, E>,
+        C: Classifier<E>,
+        N: Notify<E>,
+        E: core::fmt::Display,
+        Z: BlockingSleeper + ?Sized,
+        K: Clock + ?Sized,
+    {
+        let start = self.limits.deadline.map(|_| clock.now());
+        match op(1) {
+            Ok(value) => {
+                self.budget.deposit(1);
+                Ok(Retried { value, attempts: 1, waited: Duration::ZERO })
+            }
+            Err(error) => self.retry_blocking(op, error, start, sleeper, clock),
+        }
+    }
+
+    /// Everything after a failed first attempt, out of line so the success
+    /// path stays a call and a branch.
+    #[inline(never)]
+    fn retry_blocking<R, E, F, Z, K>(
+        &self,
+        mut op: F,
+        mut error: E,
+        start: Option<K::Instant>,
+        sleeper: &Z,
+        clock: &K,
+    ) -> Result<Retried<R>, RetryError<E>>
+    where
+        F: FnMut(u32) -> Result<R, E>,
+        C: Classifier<E>,
+        N: Notify<E>,
+        E: core::fmt::Display,
+        Z: BlockingSleeper + ?Sized,
+        K: Clock + ?Sized,
+    {
+        let start = start.unwrap_or_else(|| clock.now());
+        let mut decision = self.decision();
+        let mut waited = Duration::ZERO;
+        loop {
+            let failure = self.classify_error(&error);
+            match self.step(&mut decision, &error, failure, clock.since(start)) {
+                Ok(delay) => {
+                    sleeper.sleep(delay);
+                    waited = waited.saturating_add(delay);
+                }
+                Err(reason) => return Err(RetryError::new(reason, decision.attempt(), waited, error)),
+            }
+            match op(decision.attempt()) {
+                Ok(value) => {
+                    decision.on_success();
+                    return Ok(Retried { value, attempts: decision.attempt(), waited });
+                }
+                Err(next) => error = next,
+            }
+        }
+    }
+}

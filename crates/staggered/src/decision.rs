@@ -1,0 +1,400 @@
+//! The retry decision (SPEC section 6): one sans-IO state machine that every
+//! driver calls, so the rules live in exactly one place.
+//!
+//! Given the outcome of attempt `r` and the time elapsed since attempt 1
+//! started, [`Decision::on_failure`] answers [`Action::Retry`] with the wait,
+//! or [`Action::Stop`] with the [`StopReason`]. It knows no clock and never
+//! sleeps: the blocking loop, the async future, the CLI and the simulator
+//! each supply the time and do the waiting.
+
+use core::fmt;
+use core::time::Duration;
+
+use crate::budget::{Budget, NoBudget};
+use crate::classify::{ErrorKind, Failure, Hint};
+use crate::math::{from_nanos, to_nanos};
+use crate::rng::{FastRng, Rng};
+
+/// The limits a [`Decision`] enforces besides the schedule's own length.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub struct Limits {
+    /// The total number of calls, first one included; `None` leaves only the
+    /// schedule's end (and the deadline) to stop.
+    pub max_attempts: Option<u32>,
+    /// The total time budget from the start of attempt 1, operation time included.
+    pub deadline: Option<Duration>,
+    /// The longest server hint to honour; a longer one stops with
+    /// [`StopReason::HintTooLong`] instead of being shortened.
+    pub max_hint: Option<Duration>,
+    /// The jitter added on top of a hint, as a fraction of the hint: a fleet
+    /// told "10 s" comes back spread over 10 s to 11 s at the default 0.1.
+    pub hint_jitter: f64,
+}
+
+impl Limits {
+    /// No limits but the schedule's own end; hint jitter 0.1.
+    pub const NONE: Limits = Limits { max_attempts: None, deadline: None, max_hint: None, hint_jitter: 0.1 };
+
+    /// The same limits with `max_attempts`.
+    pub const fn with_max_attempts(mut self, max_attempts: Option<u32>) -> Self {
+        self.max_attempts = max_attempts;
+        self
+    }
+    /// The same limits with a deadline.
+    pub const fn with_deadline(mut self, deadline: Option<Duration>) -> Self {
+        self.deadline = deadline;
+        self
+    }
+    /// The same limits with a maximum hint.
+    pub const fn with_max_hint(mut self, max_hint: Option<Duration>) -> Self {
+        self.max_hint = max_hint;
+        self
+    }
+    /// The same limits with a hint jitter fraction (clamped to `[0, 1]`, NaN as 0).
+    pub fn with_hint_jitter(mut self, fraction: f64) -> Self {
+        self.hint_jitter = if fraction.is_nan() { 0.0 } else { fraction.clamp(0.0, 1.0) };
+        self
+    }
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits::NONE
+    }
+}
+
+/// Why the retrying stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum StopReason {
+    /// The last allowed attempt failed (`max_attempts`, or the schedule ended).
+    AttemptsExhausted,
+    /// The error was classified permanent.
+    Permanent,
+    /// The next wait would end after the deadline.
+    Deadline,
+    /// The server asked for a longer wait than allowed, or said never.
+    HintTooLong,
+    /// The retry budget refused the retry.
+    BudgetExhausted,
+    /// The caller cancelled.
+    Cancelled,
+}
+
+impl StopReason {
+    /// A short name for logs: `attempts_exhausted`, `permanent`, `deadline`,
+    /// `hint_too_long`, `budget_exhausted`, `cancelled`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            StopReason::AttemptsExhausted => "attempts_exhausted",
+            StopReason::Permanent => "permanent",
+            StopReason::Deadline => "deadline",
+            StopReason::HintTooLong => "hint_too_long",
+            StopReason::BudgetExhausted => "budget_exhausted",
+            StopReason::Cancelled => "cancelled",
+        }
+    }
+}
+
+impl fmt::Display for StopReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            StopReason::AttemptsExhausted => "attempts exhausted",
+            StopReason::Permanent => "permanent error",
+            StopReason::Deadline => "deadline reached",
+            StopReason::HintTooLong => "server hint longer than allowed",
+            StopReason::BudgetExhausted => "retry budget exhausted",
+            StopReason::Cancelled => "cancelled",
+        })
+    }
+}
+
+/// What to do after a failed attempt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    /// Wait this long, then make the next attempt.
+    Retry(Duration),
+    /// Give up.
+    Stop(StopReason),
+}
+
+/// The retry state of one operation.
+///
+/// ```
+/// use std::time::Duration;
+/// use staggered::{Action, Decision, Failure, Limits, StopReason};
+///
+/// let delays = [Duration::from_secs(1), Duration::from_secs(2)].into_iter();
+/// let mut decision = Decision::new(delays, Limits::NONE.with_deadline(Some(Duration::from_secs(10))));
+/// assert_eq!(decision.on_failure(&Failure::TRANSIENT, Duration::ZERO), Action::Retry(Duration::from_secs(1)));
+/// assert_eq!(decision.attempt(), 2);
+/// // The next wait (2 s) would end after the deadline: stop now, do not sleep.
+/// let late = Duration::from_millis(8_500);
+/// assert_eq!(decision.on_failure(&Failure::TRANSIENT, late), Action::Stop(StopReason::Deadline));
+/// ```
+#[derive(Debug, Clone)]
+pub struct Decision<D, B = NoBudget> {
+    delays: D,
+    budget: B,
+    limits: Limits,
+    attempt: u32,
+    hint_rng: Option<FastRng>,
+    cancelled: bool,
+}
+
+impl<D: Iterator<Item = Duration>> Decision<D> {
+    /// The decision for one operation: attempt 1 is next, with `delays` from
+    /// the schedule and no budget.
+    pub fn new(delays: D, limits: Limits) -> Self {
+        Decision::with_budget(delays, limits, NoBudget)
+    }
+}
+
+impl<D: Iterator<Item = Duration>, B: Budget> Decision<D, B> {
+    /// The decision for one operation, asking `budget` before each retry.
+    pub fn with_budget(delays: D, limits: Limits, budget: B) -> Self {
+        Decision { delays, budget, limits, attempt: 1, hint_rng: None, cancelled: false }
+    }
+
+    /// Draws hint jitter from a generator seeded with `seed`, for
+    /// reproducible runs (the default seeds from OS entropy on first use).
+    pub fn with_hint_seed(mut self, seed: u64) -> Self {
+        self.hint_rng = Some(FastRng::seed(seed));
+        self
+    }
+
+    /// The attempt whose outcome is reported next (1 for the first call).
+    pub const fn attempt(&self) -> u32 {
+        self.attempt
+    }
+
+    /// The limits in force.
+    pub const fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// The budget.
+    pub const fn budget(&self) -> &B {
+        &self.budget
+    }
+
+    /// The time left before the deadline, `elapsed` after attempt 1 started;
+    /// `None` without a deadline. An async per-attempt timeout is clipped to it.
+    pub fn time_left(&self, elapsed: Duration) -> Option<Duration> {
+        self.limits.deadline.map(|deadline| deadline.saturating_sub(elapsed))
+    }
+
+    /// Stops the retrying: the next [`on_failure`](Decision::on_failure)
+    /// answers [`StopReason::Cancelled`].
+    pub fn cancel(&mut self) {
+        self.cancelled = true;
+    }
+
+    /// Records that the current attempt succeeded (the budget may refund).
+    pub fn on_success(&mut self) {
+        self.budget.deposit(self.attempt);
+    }
+
+    /// Decides after the current attempt failed with `failure`, `elapsed`
+    /// after attempt 1 started. The rules, in order: cancelled; permanent;
+    /// attempts exhausted (by `max_attempts` or the schedule's end); a hint
+    /// of "never" or longer than `max_hint`; the wait (the scheduled delay,
+    /// or at least the hint plus a small jitter) would end after the
+    /// deadline; the budget refuses. Only then `Retry`, and the attempt
+    /// number advances.
+    pub fn on_failure(&mut self, failure: &Failure, elapsed: Duration) -> Action {
+        match self.decide(failure, elapsed) {
+            Ok(wait) => {
+                self.attempt = self.attempt.saturating_add(1);
+                Action::Retry(wait)
+            }
+            Err(reason) => Action::Stop(reason),
+        }
+    }
+
+    fn decide(&mut self, failure: &Failure, elapsed: Duration) -> Result<Duration, StopReason> {
+        if self.cancelled {
+            return Err(StopReason::Cancelled);
+        }
+        if failure.kind == ErrorKind::Permanent {
+            return Err(StopReason::Permanent);
+        }
+        if matches!(self.limits.max_attempts, Some(max) if self.attempt >= max) {
+            return Err(StopReason::AttemptsExhausted);
+        }
+        let scheduled = self.delays.next().ok_or(StopReason::AttemptsExhausted)?;
+        let wait = match failure.hint {
+            None => scheduled,
+            Some(Hint::Never) => return Err(StopReason::HintTooLong),
+            Some(Hint::After(hint)) => {
+                if matches!(self.limits.max_hint, Some(max) if hint > max) {
+                    return Err(StopReason::HintTooLong);
+                }
+                scheduled.max(self.jittered_hint(hint, elapsed))
+            }
+        };
+        if let Some(deadline) = self.limits.deadline {
+            if elapsed.checked_add(wait).is_none_or(|end| end > deadline) {
+                return Err(StopReason::Deadline);
+            }
+        }
+        if !self.budget.withdraw(failure) {
+            return Err(StopReason::BudgetExhausted);
+        }
+        Ok(wait)
+    }
+
+    /// `hint + U[0, hint * hint_jitter]`, never below the hint and never past
+    /// `max_hint` (the jitter is what gets cut, not the hint).
+    fn jittered_hint(&mut self, hint: Duration, elapsed: Duration) -> Duration {
+        let spread = to_nanos(hint) * self.limits.hint_jitter;
+        if spread <= 0.0 {
+            return hint;
+        }
+        let rng = self.hint_rng.get_or_insert_with(|| hint_rng(elapsed));
+        let jitter = from_nanos(spread * rng.next_f64());
+        let wait = hint.saturating_add(jitter);
+        match self.limits.max_hint {
+            Some(max) => wait.min(max.max(hint)),
+            None => wait,
+        }
+    }
+}
+
+#[cfg(feature = "std")]
+fn hint_rng(_elapsed: Duration) -> FastRng {
+    FastRng::from_entropy()
+}
+
+/// Without `std` there is no entropy source: the elapsed time, which differs
+/// between clients in the low nanoseconds, seeds the hint jitter instead.
+#[cfg(not(feature = "std"))]
+fn hint_rng(elapsed: Duration) -> FastRng {
+    FastRng::seed(elapsed.as_nanos() as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use core::cell::Cell;
+
+    const SEC: Duration = Duration::from_secs(1);
+
+    fn ones() -> core::iter::RepeatN<Duration> {
+        core::iter::repeat_n(SEC, 5)
+    }
+
+    #[test]
+    fn exhausts_attempts_by_limit_and_by_schedule_end() {
+        let mut d = Decision::new(ones(), Limits::NONE.with_max_attempts(Some(3)));
+        assert_eq!(d.on_failure(&Failure::TRANSIENT, Duration::ZERO), Action::Retry(SEC));
+        assert_eq!(d.on_failure(&Failure::TRANSIENT, Duration::ZERO), Action::Retry(SEC));
+        assert_eq!(d.attempt(), 3);
+        assert_eq!(
+            d.on_failure(&Failure::TRANSIENT, Duration::ZERO),
+            Action::Stop(StopReason::AttemptsExhausted)
+        );
+
+        let mut d = Decision::new(core::iter::once(SEC), Limits::NONE);
+        assert_eq!(d.on_failure(&Failure::TRANSIENT, Duration::ZERO), Action::Retry(SEC));
+        assert_eq!(
+            d.on_failure(&Failure::TRANSIENT, Duration::ZERO),
+            Action::Stop(StopReason::AttemptsExhausted)
+        );
+    }
+
+    #[test]
+    fn permanent_and_cancelled_stop_at_once() {
+        let mut d = Decision::new(ones(), Limits::NONE);
+        assert_eq!(d.on_failure(&Failure::PERMANENT, Duration::ZERO), Action::Stop(StopReason::Permanent));
+        let mut d = Decision::new(ones(), Limits::NONE);
+        d.cancel();
+        assert_eq!(d.on_failure(&Failure::TRANSIENT, Duration::ZERO), Action::Stop(StopReason::Cancelled));
+    }
+
+    #[test]
+    fn never_sleeps_past_the_deadline() {
+        let limits = Limits::NONE.with_deadline(Some(Duration::from_millis(2500)));
+        let mut d = Decision::new(ones(), limits);
+        assert_eq!(d.on_failure(&Failure::TRANSIENT, Duration::from_millis(1500)), Action::Retry(SEC));
+        assert_eq!(d.time_left(Duration::from_millis(2000)), Some(Duration::from_millis(500)));
+        assert_eq!(
+            d.on_failure(&Failure::TRANSIENT, Duration::from_millis(1501)),
+            Action::Stop(StopReason::Deadline)
+        );
+        let mut d = Decision::new(ones(), limits);
+        assert_eq!(d.on_failure(&Failure::TRANSIENT, Duration::MAX), Action::Stop(StopReason::Deadline));
+    }
+
+    #[test]
+    fn hints_wait_at_least_the_hint_plus_bounded_jitter() {
+        let limits = Limits::NONE.with_max_hint(Some(Duration::from_secs(60)));
+        for seed in 0..200 {
+            let mut d = Decision::new(ones(), limits).with_hint_seed(seed);
+            let hinted = Failure::THROTTLED.with_hint(Hint::After(Duration::from_secs(10)));
+            let Action::Retry(wait) = d.on_failure(&hinted, Duration::ZERO) else { panic!("stopped") };
+            assert!(wait >= Duration::from_secs(10) && wait <= Duration::from_secs(11), "{wait:?}");
+        }
+        // A short hint never shortens the scheduled delay.
+        let mut d = Decision::new(ones(), limits);
+        let short = Failure::TRANSIENT.with_hint(Hint::After(Duration::from_millis(1)));
+        assert!(matches!(d.on_failure(&short, Duration::ZERO), Action::Retry(w) if w >= SEC));
+    }
+
+    #[test]
+    fn hostile_hints_stop_or_stay_within_limits() {
+        let limits = Limits::NONE.with_max_hint(Some(Duration::from_secs(60)));
+        let mut d = Decision::new(ones(), limits);
+        let huge = Failure::TRANSIENT.with_hint(Hint::After(Duration::MAX));
+        assert_eq!(d.on_failure(&huge, Duration::ZERO), Action::Stop(StopReason::HintTooLong));
+        let mut d = Decision::new(ones(), limits);
+        let never = Failure::TRANSIENT.with_hint(Hint::Never);
+        assert_eq!(d.on_failure(&never, Duration::ZERO), Action::Stop(StopReason::HintTooLong));
+        // At the maximum exactly, the jitter is cut, not the hint.
+        let mut d = Decision::new(ones(), limits);
+        let at_max = Failure::TRANSIENT.with_hint(Hint::After(Duration::from_secs(60)));
+        assert_eq!(d.on_failure(&at_max, Duration::ZERO), Action::Retry(Duration::from_secs(60)));
+        // Without a maximum, a huge hint still cannot pass the deadline.
+        let mut d = Decision::new(ones(), Limits::NONE.with_deadline(Some(Duration::from_secs(5))));
+        assert_eq!(d.on_failure(&huge, Duration::ZERO), Action::Stop(StopReason::Deadline));
+        // Without any limit it saturates instead of overflowing.
+        let mut d = Decision::new(ones(), Limits::NONE);
+        assert_eq!(d.on_failure(&huge, Duration::ZERO), Action::Retry(Duration::MAX));
+    }
+
+    struct Refuse(Cell<u32>);
+    impl Budget for Refuse {
+        fn withdraw(&self, _: &Failure) -> bool {
+            self.0.set(self.0.get() + 1);
+            false
+        }
+        fn deposit(&self, _: u32) {}
+    }
+
+    #[test]
+    fn budget_is_asked_last() {
+        let budget = Refuse(Cell::new(0));
+        let mut d = Decision::with_budget(ones(), Limits::NONE.with_max_attempts(Some(1)), &budget);
+        assert_eq!(
+            d.on_failure(&Failure::TRANSIENT, Duration::ZERO),
+            Action::Stop(StopReason::AttemptsExhausted)
+        );
+        assert_eq!(budget.0.get(), 0, "a retry that would not happen costs nothing");
+        let mut d = Decision::with_budget(ones(), Limits::NONE, &budget);
+        assert_eq!(
+            d.on_failure(&Failure::TRANSIENT, Duration::ZERO),
+            Action::Stop(StopReason::BudgetExhausted)
+        );
+        assert_eq!(budget.0.get(), 1);
+    }
+
+    #[test]
+    fn attempt_counter_saturates() {
+        let mut d = Decision::new(core::iter::repeat(Duration::ZERO), Limits::NONE);
+        d.attempt = u32::MAX - 1;
+        assert_eq!(d.on_failure(&Failure::TRANSIENT, Duration::ZERO), Action::Retry(Duration::ZERO));
+        assert_eq!(d.on_failure(&Failure::TRANSIENT, Duration::ZERO), Action::Retry(Duration::ZERO));
+        assert_eq!(d.attempt(), u32::MAX);
+    }
+}

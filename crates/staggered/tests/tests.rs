@@ -1,0 +1,3 @@
+//! The integration tests of `staggered`, as one binary.
+
+mod retry;
