@@ -65,6 +65,7 @@ impl<S: Schedule, C, N, B: Budget, T> RetryPolicy<S, C, N, B, T> {
         K: Clock + ?Sized,
     {
         let start = self.limits.deadline.map(|_| clock.now());
+        self.budget.record_request();
         match op(1) {
             Ok(value) => {
                 self.budget.deposit(1);

@@ -18,6 +18,14 @@ pub enum Field {
     MaxAttempts,
     /// `granularity`, the step the interval is truncated to.
     Granularity,
+    /// A ratio budget's window (`ttl`).
+    Ttl,
+    /// A ratio budget's `retry_percent`.
+    RetryPercent,
+    /// A retry throttle's `max_tokens`.
+    MaxTokens,
+    /// A retry throttle's `token_ratio`.
+    TokenRatio,
 }
 
 impl Field {
@@ -30,6 +38,10 @@ impl Field {
             Field::Factor => "factor",
             Field::MaxAttempts => "max_attempts",
             Field::Granularity => "granularity",
+            Field::Ttl => "ttl",
+            Field::RetryPercent => "retry_percent",
+            Field::MaxTokens => "max_tokens",
+            Field::TokenRatio => "token_ratio",
         }
     }
 }

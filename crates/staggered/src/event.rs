@@ -2,6 +2,7 @@
 
 use core::time::Duration;
 
+use crate::budget::BudgetMetrics;
 use crate::classify::Failure;
 use crate::StopReason;
 
@@ -22,6 +23,8 @@ pub struct RetryEvent<'a, E> {
     /// Time since attempt 1 started (see [`RetryPolicy`](crate::RetryPolicy)
     /// for when the loop reads the clock).
     pub elapsed: Duration,
+    /// The budget's state after this retry was allowed, if there is one.
+    pub budget: Option<BudgetMetrics>,
 }
 
 /// The loop gave up (SPEC section 6).
@@ -38,6 +41,8 @@ pub struct GiveUpEvent<'a, E> {
     pub error: &'a E,
     /// Time since attempt 1 started.
     pub elapsed: Duration,
+    /// The budget's state, if there is one.
+    pub budget: Option<BudgetMetrics>,
 }
 
 /// Receives the retry loop's events. Any `Fn(&RetryEvent<E>)` is one (it

@@ -29,6 +29,7 @@ macro_rules! retry_loop {
             let mut decision: Option<crate::Decision<S::Delays, &B>> = None;
             let mut waited = Duration::ZERO;
             let mut attempt = 1;
+            $self.budget.record_request();
             loop {
                 let outcome = match limit {
                     None => $op(attempt).await.map_err(|error| (error, false)),

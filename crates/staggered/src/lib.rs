@@ -64,7 +64,7 @@
 mod backoff;
 mod blocking;
 mod bounds;
-mod budget;
+pub mod budget;
 pub mod classify;
 mod decision;
 mod delays;
@@ -95,7 +95,9 @@ pub use rng::{FastRng, Rng};
 pub use schedule::Schedule;
 pub use strategy::{CapMode, Strategy, UnknownName};
 
-pub use budget::{Budget, NoBudget};
+pub use budget::{Budget, BudgetMetrics, NoBudget};
+#[cfg(feature = "std")]
+pub use budget::{RatioBudget, RetryThrottle, TokenBucket};
 pub use classify::{AlwaysTransient, Classifier, ErrorKind, Failure, Hint, RetryIf};
 pub use decision::{Action, Decision, Limits, StopReason};
 pub use event::{GiveUpEvent, NoNotify, Notify, RetryEvent};

@@ -206,13 +206,15 @@ impl<S: Schedule, C, N, B: Budget, T> RetryPolicy<S, C, N, B, T> {
         let max_attempts = self.limits.max_attempts;
         match decision.on_failure(&failure, elapsed) {
             Action::Retry(delay) => {
-                let event = RetryEvent { attempt, max_attempts, delay, error, failure, elapsed };
+                let budget = decision.budget().metrics();
+                let event = RetryEvent { attempt, max_attempts, delay, error, failure, elapsed, budget };
                 self.notify.on_retry(&event);
                 crate::trace::retry(&event);
                 Ok(delay)
             }
             Action::Stop(reason) => {
-                let event = GiveUpEvent { reason, attempts: attempt, max_attempts, error, elapsed };
+                let budget = decision.budget().metrics();
+                let event = GiveUpEvent { reason, attempts: attempt, max_attempts, error, elapsed, budget };
                 self.notify.on_give_up(&event);
                 crate::trace::give_up(&event);
                 Err(reason)

@@ -23,6 +23,8 @@ pub(crate) fn retry<E: core::fmt::Display>(event: &RetryEvent<'_, E>) {
         error_message = %event.error,
         error_kind = event.failure.kind.name(),
         elapsed_ms = u64::try_from(event.elapsed.as_millis()).unwrap_or(u64::MAX),
+        budget_level = event.budget.map(|b| b.level),
+        budget_refused = event.budget.map(|b| b.refused),
         "retrying after failed attempt"
     );
 }
@@ -38,6 +40,8 @@ pub(crate) fn give_up<E: core::fmt::Display>(event: &GiveUpEvent<'_, E>) {
         error_type = short_type_name::<E>(),
         error_message = %event.error,
         elapsed_ms = u64::try_from(event.elapsed.as_millis()).unwrap_or(u64::MAX),
+        budget_level = event.budget.map(|b| b.level),
+        budget_refused = event.budget.map(|b| b.refused),
         "giving up"
     );
 }

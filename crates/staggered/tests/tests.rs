@@ -1,3 +1,4 @@
 //! The integration tests of `staggered`, as one binary.
 
+mod budget;
 mod retry;

@@ -1,0 +1,149 @@
+//! Retry budgets (SPEC section 7): a shared limit that can refuse a retry.
+//!
+//! # Why budgets and not only `max_attempts`?
+//! Retries multiply load: 3 attempts per layer across 5 layers is 3^5 = 243
+//! calls for one user request. During an outage that extra load lands on
+//! the service least able to take it, and can keep it down after the cause
+//! is gone (a metastable failure). `max_attempts` bounds one operation; a
+//! budget bounds a whole client: retries are allowed while they are a small
+//! fraction of the traffic, and refused when most calls fail. When failures
+//! are rare a budget costs nothing.
+//!
+//! Three published designs, each with its defaults:
+//! - [`TokenBucket`]: the AWS SDK's retry quota (500 tokens, a retry costs
+//!   5, a timeout 10, a first-try success refunds 1).
+//! - [`RatioBudget`]: Finagle's and tower's `TpsBudget` (retries up to 20%
+//!   of recent requests plus 10 per second, over a 10 s window).
+//! - [`RetryThrottle`]: gRPC retry throttling (`max_tokens` 10,
+//!   `token_ratio` 0.1, no retry at or below half).
+//!
+//! All are lock-free, `Send + Sync`, and cheap to clone: clones share one
+//! budget, so give every task of a client a clone of the same handle.
+//!
+//! The retry decision asks the budget last, only when every other rule would
+//! retry, so a refused retry stops with
+//! [`StopReason::BudgetExhausted`](crate::StopReason) and a retry the decision
+//! would not make costs nothing.
+
+#[cfg(feature = "std")]
+mod ratio;
+#[cfg(feature = "std")]
+mod throttle;
+#[cfg(feature = "std")]
+mod token_bucket;
+
+#[cfg(feature = "std")]
+pub use ratio::{RatioBudget, RatioBudgetBuilder};
+#[cfg(feature = "std")]
+pub use throttle::RetryThrottle;
+#[cfg(feature = "std")]
+pub use token_bucket::{TokenBucket, TokenBucketBuilder};
+
+use crate::classify::Failure;
+
+/// A snapshot of a budget's state, for metrics and logs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub struct BudgetMetrics {
+    /// What is left now, in retries' worth of the budget's own unit (tokens
+    /// for the buckets, retries for the ratio budget).
+    pub level: f64,
+    /// The most the budget can hold.
+    pub capacity: f64,
+    /// Retries allowed so far.
+    pub allowed: u64,
+    /// Retries refused so far.
+    pub refused: u64,
+}
+
+/// A shared limit on retries, consulted by the retry decision.
+pub trait Budget {
+    /// Asks to spend on one retry after `failure`. `false` refuses the retry.
+    fn withdraw(&self, failure: &Failure) -> bool;
+
+    /// Records that an operation succeeded on attempt `attempt` (1 is first try).
+    fn deposit(&self, attempt: u32);
+
+    /// Records that an operation started (its first attempt). Ratio budgets
+    /// count these; the default ignores them.
+    fn record_request(&self) {}
+
+    /// The budget's current state, if it keeps one.
+    fn metrics(&self) -> Option<BudgetMetrics> {
+        None
+    }
+}
+
+/// No budget: every retry is allowed, nothing is recorded.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct NoBudget;
+
+impl Budget for NoBudget {
+    #[inline]
+    fn withdraw(&self, _: &Failure) -> bool {
+        true
+    }
+    #[inline]
+    fn deposit(&self, _: u32) {}
+}
+
+macro_rules! forward_budget {
+    ($($ty:ty),*) => {$(
+        impl<B: Budget + ?Sized> Budget for $ty {
+            #[inline]
+            fn withdraw(&self, failure: &Failure) -> bool {
+                (**self).withdraw(failure)
+            }
+            #[inline]
+            fn deposit(&self, attempt: u32) {
+                (**self).deposit(attempt)
+            }
+            #[inline]
+            fn record_request(&self) {
+                (**self).record_request()
+            }
+            #[inline]
+            fn metrics(&self) -> Option<BudgetMetrics> {
+                (**self).metrics()
+            }
+        }
+    )*};
+}
+
+forward_budget!(&B);
+#[cfg(feature = "std")]
+forward_budget!(std::sync::Arc<B>);
+
+/// Counts of allowed and refused retries, shared by the budgets.
+#[cfg(feature = "std")]
+#[derive(Debug, Default)]
+pub(crate) struct Tally {
+    allowed: core::sync::atomic::AtomicU64,
+    refused: core::sync::atomic::AtomicU64,
+}
+
+#[cfg(feature = "std")]
+impl Tally {
+    /// Counts one answer and passes it on.
+    #[inline]
+    pub(crate) fn record(&self, allowed: bool) -> bool {
+        use core::sync::atomic::Ordering::Relaxed;
+        if allowed {
+            self.allowed.fetch_add(1, Relaxed);
+        } else {
+            self.refused.fetch_add(1, Relaxed);
+        }
+        allowed
+    }
+
+    /// The metrics, given the level and capacity.
+    pub(crate) fn metrics(&self, level: f64, capacity: f64) -> BudgetMetrics {
+        use core::sync::atomic::Ordering::Relaxed;
+        BudgetMetrics {
+            level,
+            capacity,
+            allowed: self.allowed.load(Relaxed),
+            refused: self.refused.load(Relaxed),
+        }
+    }
+}
