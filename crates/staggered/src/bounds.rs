@@ -95,6 +95,17 @@ impl Iterator for Bounds {
         // clamp again where it is exact.
         let ceiling = b.delay_ceiling();
         let to_duration = |ns: f64| from_nanos(cap(ns)).min(ceiling);
+        if b.strategy == Strategy::Constant {
+            // `base` itself, not its round trip through f64.
+            let base = b.base;
+            return Some(RetryBounds {
+                retry: self.retry,
+                interval: base,
+                min: base,
+                median: Some(base),
+                max: base,
+            });
+        }
         Some(RetryBounds {
             retry: self.retry,
             interval: from_nanos(interval).min(b.max_delay),
