@@ -3,6 +3,7 @@
 mod distributions;
 mod ks;
 mod properties;
+mod seeds;
 
 use std::time::Duration;
 
