@@ -2,6 +2,7 @@
 
 mod distributions;
 mod ks;
+mod limits;
 mod properties;
 mod seeds;
 
