@@ -91,12 +91,27 @@ impl Iterator for Bounds {
                 ns
             }
         };
+        // As in `Delays::next`: past 2^53 ns the float cap is inexact, so
+        // clamp again where it is exact.
+        let ceiling = b.delay_ceiling();
+        let to_duration = |ns: f64| from_nanos(cap(ns)).min(ceiling);
+        if b.strategy == Strategy::Constant {
+            // `base` itself, not its round trip through f64.
+            let base = b.base;
+            return Some(RetryBounds {
+                retry: self.retry,
+                interval: base,
+                min: base,
+                median: Some(base),
+                max: base,
+            });
+        }
         Some(RetryBounds {
             retry: self.retry,
-            interval: from_nanos(interval),
-            min: from_nanos(cap(min)),
-            median: median.map(|m| from_nanos(cap(m))),
-            max: from_nanos(cap(max)),
+            interval: from_nanos(interval).min(b.max_delay),
+            min: to_duration(min),
+            median: median.map(to_duration),
+            max: to_duration(max),
         })
     }
 }

@@ -98,7 +98,12 @@ impl<R: Rng> Iterator for Delays<R> {
             }
         }
         self.retry = self.retry.saturating_add(1);
-        Some(from_nanos(self.next_nanos()))
+        // Float nanoseconds hold a `Duration` exactly only below 2^53 ns (104
+        // days); past that `max_delay` itself rounds, up as often as down, so
+        // the cap is applied once more where it is exact.
+        let delay = from_nanos(self.next_nanos()).min(self.backoff.delay_ceiling());
+        // `constant` is `base` itself, not its round trip through f64.
+        Some(if self.backoff.strategy == Strategy::Constant { self.backoff.base } else { delay })
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {

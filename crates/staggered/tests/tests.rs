@@ -1,4 +1,19 @@
-//! The integration tests of `staggered`, as one binary.
+//! The integration tests of `staggered`: one binary, one module per claim.
+//!
+//! - `schedules::properties`: every delay lies within `bounds()`, counts match
+//!   `max_attempts`, and the cap holds, for any valid parameters (proptest).
+//! - `schedules::distributions`: each jittered strategy draws from the
+//!   distribution SPEC section 2 documents (Kolmogorov-Smirnov, fixed seed).
+//! - `schedules::seeds`: the presets reproduce seed 002's and seed 004's tables
+//!   and SPEC section 4's values exactly.
+//! - `schedules::limits`: extreme parameters neither panic nor overflow, and
+//!   bad parameters are rejected naming the field.
+//! - `retry`: the blocking and async drivers: every stop reason, server hints
+//!   (hostile ones too), deadlines, hooks, tracing, timeouts, cancellation,
+//!   all on a recording sleeper or paused tokio time.
+//! - `budget`: exact token accounting under contention, the ratio budget's
+//!   window on a mock clock, and a budget shared across operations.
 
 mod budget;
 mod retry;
+mod schedules;
