@@ -1,3 +1,45 @@
-//! `stagger`: retry a command, show a schedule, run the experiments.
+//! `stagger`: show retry schedules with exponential backoff and jitter, and
+//! (as their issues land) retry commands and run the contention experiments.
+//!
+//! Exit codes are listed in [`exit::Exit`]: 0 success, 1 failure, 2 usage error.
 
-fn main() {}
+#![forbid(unsafe_code)]
+
+mod cli;
+mod duration;
+mod exit;
+mod output;
+mod schedule;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::cli::Cli;
+use crate::exit::Exit;
+
+fn main() -> ExitCode {
+    run().into()
+}
+
+/// Parses the command line, runs the command and reports its error, if any.
+fn run() -> Exit {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            // clap writes help and version to stdout and errors to stderr.
+            let _ = err.print();
+            return if err.use_stderr() { Exit::Usage } else { Exit::Success };
+        }
+    };
+    match cli.command.execute() {
+        Ok(exit) => exit,
+        Err(err) => {
+            let exit = Exit::of_error(&err);
+            if !exit::is_broken_pipe(&err) {
+                eprintln!("error: {err:#}");
+            }
+            exit
+        }
+    }
+}

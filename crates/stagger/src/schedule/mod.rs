@@ -1,0 +1,49 @@
+//! `stagger schedule`: show what a schedule does, retry by retry.
+//!
+//! The options become a [`ScheduleConfig`] (validated, typed) before anything
+//! is computed; the config becomes a [`ScheduleReport`] (pure, given a seed);
+//! an exporter turns the report into text. Only [`execute`] touches the
+//! outside world: OS entropy for an unseeded sample, stderr for warnings,
+//! stdout for the result.
+
+mod args;
+mod config;
+mod export;
+mod report;
+mod sampling;
+
+use staggered::{FastRng, Rng};
+
+pub use args::ScheduleArgs;
+use config::ScheduleConfig;
+use report::ScheduleReport;
+
+use crate::exit::Exit;
+use crate::output::{self, Format};
+
+/// Runs `stagger schedule` with `args`.
+///
+/// # Errors
+/// A usage error for bad options, or the failure to write standard output.
+pub fn execute(args: &ScheduleArgs) -> anyhow::Result<Exit> {
+    let config = ScheduleConfig::from_args(args)?;
+    for warning in &config.warnings {
+        eprintln!("warning: {warning}");
+    }
+    let report = ScheduleReport::build(&config, FastRng::from_entropy().next_u64());
+    if config.format == Format::Csv {
+        // CSV has no room for notes; the table's notes go to stderr instead.
+        match report.total_retries {
+            None => eprintln!(
+                "note: the schedule has no attempt limit; sampled its first {} retries (--attempts N sets a limit)",
+                report.rows.len()
+            ),
+            Some(total) if report.is_truncated() => {
+                eprintln!("note: sampled the first {} of {total} retries", report.rows.len())
+            }
+            Some(_) => {}
+        }
+    }
+    output::print(&export::render(&report, config.format)?)?;
+    Ok(Exit::Success)
+}
