@@ -45,6 +45,9 @@ pub struct Backoff {
     pub(crate) max_ns: f64,
     pub(crate) interval_cap_ns: f64,
     pub(crate) granularity_ns: f64,
+    /// `smooth`: the last retry whose largest delay fits under `max_delay`;
+    /// later retries draw from its distribution instead of clamping.
+    pub(crate) smooth_last_retry: u32,
 }
 
 impl Backoff {
@@ -359,6 +362,7 @@ impl BackoffBuilder {
             max_ns,
             interval_cap_ns,
             granularity_ns,
+            smooth_last_retry: crate::smooth::last_uncapped_retry(to_nanos(self.base), max_ns),
         })
     }
 }

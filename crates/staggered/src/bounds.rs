@@ -13,7 +13,8 @@ pub struct RetryBounds {
     /// The retry, from 1: the wait before attempt `retry + 1`.
     pub retry: u32,
     /// The interval `x(r)` after the cap (for `decorrelated`, the upper end
-    /// `min(max_delay, base * 3^r)`; for `smooth`, `base * 2^(r-1)`).
+    /// `min(max_delay, base * 3^r)`; for `smooth`, its nominal median, `base`
+    /// at retry 1 and `base * 2^(r-2)` after, frozen once it saturates).
     pub interval: Duration,
     /// The smallest possible delay.
     pub min: Duration,
@@ -32,20 +33,13 @@ pub struct Bounds {
     retry: u32,
     interval: f64,
     decorrelated_upper: f64,
-    smooth_interval: f64,
 }
 
 impl Backoff {
     /// The theoretical bounds of each retry's delay, one item per retry, as
     /// many as [`delays`](Backoff::delays) yields.
     pub fn bounds(&self) -> Bounds {
-        Bounds {
-            backoff: *self,
-            retry: 0,
-            interval: 0.0,
-            decorrelated_upper: self.base_ns,
-            smooth_interval: 0.0,
-        }
+        Bounds { backoff: *self, retry: 0, interval: 0.0, decorrelated_upper: self.base_ns }
     }
 }
 
@@ -77,11 +71,10 @@ impl Iterator for Bounds {
             Strategy::Proportional => (x, x * (1.0 - f), Some(x), x * (1.0 + f)),
             Strategy::Additive => (x, x, Some(x * (1.0 + 0.5 * f)), x * (1.0 + f)),
             Strategy::Smooth => {
-                self.smooth_interval =
-                    if first { b.base_ns } else { (2.0 * self.smooth_interval).min(b.max_ns) };
-                let median = first.then(|| smooth::median_first(b.base_ns).min(b.max_ns));
-                let max = smooth::max_delay(self.retry, b.base_ns).min(b.max_ns);
-                (self.smooth_interval, 0.0, median, max)
+                let retry = self.retry.min(b.smooth_last_retry);
+                let median = (retry == 1).then(|| smooth::median_first(b.base_ns).min(b.max_ns));
+                let max = smooth::max_delay(retry, b.base_ns).min(b.max_ns);
+                (smooth::nominal_median(retry, b.base_ns).min(b.max_ns), 0.0, median, max)
             }
         };
         let cap = |ns: f64| {

@@ -10,7 +10,12 @@ use crate::{smooth, Backoff, CapMode, Strategy};
 /// (retry `r`). It yields `max_attempts - 1` delays, or never ends when the
 /// schedule has no attempt limit. Each call to `next` is a few float
 /// operations and one draw, with no allocation.
-#[derive(Debug, Clone)]
+///
+/// `Delays` is deliberately not `Clone`: a clone would replay the same
+/// jitter, and, as a cloneable iterator, would count as a [`Schedule`](crate::Schedule)
+/// that hands every operation the same delays. Start a new one from the
+/// [`Backoff`] instead.
+#[derive(Debug)]
 pub struct Delays<R = FastRng> {
     backoff: Backoff,
     rng: R,
@@ -73,7 +78,8 @@ impl<R: Rng> Delays<R> {
             Strategy::Additive => x + b.factor * x * self.rng.next_f64(),
             Strategy::Smooth => {
                 let u = self.rng.next_f64();
-                let d = smooth::delay(self.retry, u, self.previous, b.base_ns);
+                let retry = self.retry.min(b.smooth_last_retry);
+                let d = smooth::delay(retry, u, self.previous, b.base_ns);
                 self.previous = u;
                 return d.min(b.max_ns);
             }

@@ -104,3 +104,8 @@ pub use event::{GiveUpEvent, NoNotify, Notify, RetryEvent};
 pub use policy::RetryPolicy;
 pub use retry_error::{Retried, RetryError, TimedOut};
 pub use timeout::{AttemptTimeout, MakeTimeoutError, NoTimeout, TimeoutFor};
+
+/// The README's example compiles and runs as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;

@@ -53,6 +53,32 @@ pub(crate) fn max_delay(retry: u32, base_ns: f64) -> f64 {
         * exp2(i - 1.0)
 }
 
+/// The last retry whose largest delay fits under `max_ns` (at least 1). From
+/// there on `smooth` keeps drawing from that retry's distribution, so its
+/// delays stay jittered below the cap instead of all landing on it. Each
+/// retry roughly doubles the largest delay, so this takes about
+/// `log2(max / base)` steps, at most about a thousand.
+pub(crate) fn last_uncapped_retry(base_ns: f64, max_ns: f64) -> u32 {
+    if base_ns <= 0.0 {
+        return u32::MAX;
+    }
+    let mut retry = 1;
+    while retry < 2048 && max_delay(retry + 1, base_ns) <= max_ns {
+        retry += 1;
+    }
+    retry
+}
+
+/// The nominal median of retry `retry`: `base` at retry 1, then
+/// `base * 2^(r-2)` (SPEC: later medians fall near 2, 4, 8 x base).
+pub(crate) fn nominal_median(retry: u32, base_ns: f64) -> f64 {
+    if retry <= 1 || base_ns == 0.0 {
+        base_ns
+    } else {
+        base_ns * exp2(f64::from(retry - 2))
+    }
+}
+
 /// The median first delay: `f` is increasing, so it is `f(0.5)`.
 pub(crate) fn median_first(base_ns: f64) -> f64 {
     SCALE * base_ns * shape(0.0, 0.5)
@@ -80,6 +106,20 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn saturation_is_where_the_largest_delay_still_fits() {
+        let base = 1e9;
+        for max in [1.5e9, 10e9, 30e9, 1e12, 1e20] {
+            let last = last_uncapped_retry(base, max);
+            assert!(last == 1 || max_delay(last, base) <= max, "{max}");
+            assert!(max_delay(last + 1, base) > max, "{max}");
+        }
+        assert_eq!(last_uncapped_retry(base, 1e9), 1, "even retry 1 can exceed a cap below 1.38 base");
+        assert_eq!(last_uncapped_retry(0.0, 1e9), u32::MAX);
+        assert_eq!(nominal_median(1, 1e9), 1e9);
+        assert_eq!(nominal_median(4, 1e9), 4e9);
     }
 
     #[test]

@@ -31,7 +31,12 @@ pub enum Strategy {
     /// Polly's "DecorrelatedJitterBackoffV2": for retry `r`, `t = r-1 + U[0,1)`,
     /// `next = 2^t * tanh(sqrt(4t))`, delay `(next - prev) / 1.4 * base`,
     /// capped. `base` is then about the median first delay and later medians
-    /// fall near 2, 4, 8 x base, with no pile-up on a clamp before the cap.
+    /// fall near 2, 4, 8 x base, with no pile-up on a clamp.
+    ///
+    /// Where Polly clamps every delay to `max_delay` once the formula outgrows
+    /// it (losing all jitter there), `smooth` stops growing at the last retry
+    /// whose largest delay fits under `max_delay` and keeps drawing from that
+    /// retry's distribution, so a saturated fleet stays spread out.
     Smooth,
 }
 
@@ -66,6 +71,12 @@ impl Strategy {
     /// Whether the delay is random (all but `constant` and `exponential`).
     pub const fn is_jittered(self) -> bool {
         !matches!(self, Strategy::Constant | Strategy::Exponential)
+    }
+
+    /// Whether the strategy reads `multiplier` (`constant`, `decorrelated`
+    /// and `smooth` have their own growth, or none).
+    pub const fn uses_multiplier(self) -> bool {
+        !matches!(self, Strategy::Constant | Strategy::Decorrelated | Strategy::Smooth)
     }
 
     /// Whether the strategy reads the randomization / jitter factor `f`.

@@ -206,13 +206,31 @@ fn reference_smooth(retries: &[u32], max_delay: f64, seed: u64) -> Vec<Vec<f64>>
 
 #[test]
 fn smooth_matches_pollys_formula() {
-    // Retry 6 (median near 16 s) straddles the 20 s cap; retry 8 is all cap.
-    let retries = [1, 2, 3, 5, 6, 8];
+    // Under the 20 s cap, retry 5 is the last whose largest delay (17.1 s)
+    // fits; Polly's formula holds exactly up to there.
+    let retries = [1, 2, 3, 5];
     let ours = sample(&backoff(Strategy::Smooth).build().unwrap(), &retries, SEED);
     let reference = reference_smooth(&retries, MAX_DELAY, SEED);
     for ((retry, a), b) in retries.into_iter().zip(&ours).zip(&reference) {
         assert_same(&format!("smooth retry {retry}"), a, b);
     }
+}
+
+#[test]
+fn saturated_smooth_keeps_its_jitter_instead_of_clamping() {
+    // Past retry 5, Polly clamps to the cap (at retry 8 every delay is 20 s);
+    // ours keeps drawing from retry 5's distribution, all of it below the cap.
+    let ours = sample(&backoff(Strategy::Smooth).build().unwrap(), &[6, 8, 30], SEED);
+    let reference = reference_smooth(&[5], MAX_DELAY, SEED);
+    for (retry, a) in [6, 8, 30].into_iter().zip(&ours) {
+        assert_same(&format!("saturated smooth retry {retry} vs Polly's retry 5"), a, &reference[0]);
+        let at_cap = a.iter().filter(|d| **d >= MAX_DELAY).count();
+        assert_eq!(at_cap, 0, "retry {retry}: {at_cap} delays on the cap");
+    }
+    let polly_8 = reference_smooth(&[8], MAX_DELAY, SEED);
+    let polly_at_cap = polly_8[0].iter().filter(|d| **d >= MAX_DELAY).count();
+    // The clamp we avoid: 95% of Polly's retry-8 delays sit exactly on the cap.
+    assert!(polly_at_cap * 10 > polly_8[0].len() * 9, "Polly's retry 8: {polly_at_cap} on the cap");
 }
 
 fn median(sample: &[f64]) -> f64 {

@@ -169,7 +169,7 @@ proptest! {
             delays.by_ref().take(taken).for_each(drop);
             let left = (p.max_attempts as usize - 1).saturating_sub(taken);
             prop_assert_eq!(delays.size_hint(), (left, Some(left)));
-            prop_assert_eq!(delays.clone().count(), left);
+            prop_assert_eq!(delays.by_ref().count(), left);
             // `reset` starts over from retry 1, with fresh jitter but the same bounds.
             delays.reset();
             prop_assert_eq!(delays.retry(), 0);
