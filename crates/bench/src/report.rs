@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use crate::harness::Timing;
-use crate::schedules::Info;
+use crate::schedules::{Info, Role};
 
 /// The speed-up over the fastest peer that the benchmark's issue asks for.
 pub const GOAL_RATIO: f64 = 4.0;
@@ -22,15 +22,15 @@ pub struct Row {
 }
 
 impl Row {
-    /// The staggered row with the same jitter shape, if `self` is a peer.
+    /// The staggered row with the same jitter shape, if `self` is not one.
     fn equivalent<'a>(&self, rows: &'a [Row]) -> Option<&'a Row> {
-        if self.info.ours {
+        if self.info.role == Role::Staggered {
             return None;
         }
-        rows.iter().find(|r| r.info.ours && r.info.shape == self.info.shape)
+        rows.iter().find(|r| r.info.role == Role::Staggered && r.info.shape == self.info.shape)
     }
 
-    /// Peer time over the time of its staggered equivalent.
+    /// This row's time over the time of its staggered equivalent.
     pub fn ratio(&self, rows: &[Row]) -> Option<f64> {
         self.equivalent(rows).map(|ours| self.timing.median_ns / ours.timing.median_ns)
     }
@@ -50,12 +50,12 @@ impl Verdict {
     pub fn of(rows: &[Row]) -> Self {
         let fastest_peer = rows
             .iter()
-            .filter(|r| !r.info.ours)
+            .filter(|r| r.info.role == Role::Peer)
             .min_by(|a, b| a.timing.median_ns.total_cmp(&b.timing.median_ns))
             .and_then(|r| r.ratio(rows).map(|ratio| (r.info.name, ratio)));
         let allocating = rows
             .iter()
-            .filter(|r| r.info.ours && r.allocations_per_delay > 0.0)
+            .filter(|r| r.info.role == Role::Staggered && r.allocations_per_delay > 0.0)
             .map(|r| r.info.slug)
             .collect();
         Verdict { fastest_peer, allocating }
@@ -77,7 +77,10 @@ pub fn render(rows: &[Row]) -> String {
             None => "1 (base)".to_string(),
         };
         cells.push([
-            row.info.name.to_string(),
+            match row.info.role {
+                Role::Sketch => format!("{} (not the library)", row.info.name),
+                _ => row.info.name.to_string(),
+            },
             row.info.jitter.to_string(),
             row.info.per_sequence.to_string(),
             format!("{:.2}", row.timing.median_ns),
@@ -133,8 +136,9 @@ mod tests {
     use crate::schedules::Shape;
 
     fn row(name: &'static str, ours: bool, shape: Shape, ns: f64, allocs: f64) -> Row {
+        let role = if ours { Role::Staggered } else { Role::Peer };
         Row {
-            info: Info { name, slug: name, ours, shape, jitter: "j", per_sequence: "p", clamped: true },
+            info: Info { name, slug: name, role, shape, jitter: "j", per_sequence: "p", clamped: true },
             timing: Timing { median_ns: ns, min_ns: ns, max_ns: ns, batches_per_round: 1, rounds: 1 },
             allocations_per_delay: allocs,
         }

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use bench::alloc::{count_allocations, CountingAllocator};
 use bench::harness::Workload;
-use bench::schedules::{interval, lineup, Runner, DELAYS_PER_SEQUENCE, MAX_DELAY};
+use bench::schedules::{interval, lineup, sketches, Role, DELAYS_PER_SEQUENCE, MAX_DELAY};
 
 #[global_allocator]
 static ALLOC: CountingAllocator = CountingAllocator;
@@ -29,7 +29,8 @@ fn the_counter_sees_allocations() {
 
 #[test]
 fn staggered_allocates_nothing_per_delay() {
-    for mut runner in lineup().into_iter().filter(|r| r.info().ours) {
+    let ours = lineup().into_iter().chain(sketches()).filter(|r| r.info().role != Role::Peer);
+    for mut runner in ours {
         runner.run(10); // first use: thread-locals, lazily seeded entropy
         let ((), allocations) = count_allocations(|| runner.run(1_000));
         assert_eq!(allocations, 0, "{} allocated {allocations} times in 10,000 delays", runner.info().slug);
@@ -38,7 +39,7 @@ fn staggered_allocates_nothing_per_delay() {
 
 #[test]
 fn every_adapter_yields_ten_delays_within_its_range() {
-    for mut runner in lineup() {
+    for mut runner in lineup().into_iter().chain(sketches()) {
         let info = runner.info();
         let mut largest = [Duration::ZERO; DELAYS_PER_SEQUENCE];
         for _ in 0..SAMPLED_SEQUENCES {
@@ -54,7 +55,11 @@ fn every_adapter_yields_ten_delays_within_its_range() {
         for (i, max) in largest.into_iter().enumerate() {
             let retry = i as u32 + 1;
             let expected = info.max_delay_of(retry);
-            assert!(max >= expected.mul_f64(NEAR_MAX), "{}: retry {retry}: max {max:?} vs {expected:?}", info.slug);
+            assert!(
+                max >= expected.mul_f64(NEAR_MAX),
+                "{}: retry {retry}: max {max:?} vs {expected:?}",
+                info.slug
+            );
         }
         if info.clamped {
             assert!(largest.iter().all(|d| *d <= MAX_DELAY + SLACK), "{}: {largest:?}", info.slug);

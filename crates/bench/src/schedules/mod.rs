@@ -20,7 +20,7 @@ mod peers;
 use std::hint::black_box;
 use std::time::{Duration, SystemTime};
 
-pub use ours::Staggered;
+pub use ours::{Sketch, Staggered};
 pub use peers::{Backoff, Backon, ExponentialBackoff, RetryPolicies, TokioRetry};
 
 use crate::harness::Workload;
@@ -57,6 +57,17 @@ impl Shape {
     }
 }
 
+/// Whose schedule a row measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// staggered itself: the baseline of its jitter shape.
+    Staggered,
+    /// A peer crate, compared with staggered's row of the same shape.
+    Peer,
+    /// [`crate::sketch`], the suggested leaner `Delays`: not the library.
+    Sketch,
+}
+
 /// What a row of the table says about one adapter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Info {
@@ -64,8 +75,8 @@ pub struct Info {
     pub name: &'static str,
     /// The command-line name of the row, for `--once`.
     pub slug: &'static str,
-    /// Whether this is staggered (a baseline row) or a peer.
-    pub ours: bool,
+    /// Whose schedule this is.
+    pub role: Role,
     /// The shape family, to pair a peer with its staggered equivalent.
     pub shape: Shape,
     /// The exact jitter formula this configuration produces.
@@ -168,7 +179,12 @@ impl<C: Contender> Runner for Sequences<C> {
     }
 }
 
-/// Every row, staggered's first (one per shape), then the peers.
+/// The staggered row with the same shape as `info` (itself for a staggered row).
+pub fn equivalent<'a>(info: &Info, infos: &'a [Info]) -> Option<&'a Info> {
+    infos.iter().find(|o| o.role == Role::Staggered && o.shape == info.shape)
+}
+
+/// The rows of the comparison: staggered's first (one per shape), then the peers.
 pub fn lineup() -> Vec<Box<dyn Runner>> {
     vec![
         Box::new(Sequences(Staggered::new(Shape::Full))),
@@ -180,6 +196,14 @@ pub fn lineup() -> Vec<Box<dyn Runner>> {
         Box::new(Sequences(ExponentialBackoff::new())),
         Box::new(Sequences(RetryPolicies::new())),
     ]
+}
+
+/// Rows for [`crate::sketch`], one per shape: the suggested library changes, timed.
+pub fn sketches() -> Vec<Box<dyn Runner>> {
+    [Shape::Full, Shape::Additive, Shape::Proportional]
+        .into_iter()
+        .map(|shape| Box::new(Sequences(Sketch::new(shape))) as Box<dyn Runner>)
+        .collect()
 }
 
 #[cfg(test)]
@@ -196,10 +220,10 @@ mod tests {
 
     #[test]
     fn slugs_are_unique_and_each_peer_has_a_staggered_equivalent() {
-        let infos: Vec<Info> = lineup().iter().map(|r| r.info()).collect();
+        let infos: Vec<Info> = lineup().iter().chain(&sketches()).map(|r| r.info()).collect();
         for (i, a) in infos.iter().enumerate() {
             assert!(infos[i + 1..].iter().all(|b| b.slug != a.slug), "duplicate {}", a.slug);
-            assert!(infos.iter().any(|o| o.ours && o.shape == a.shape), "{} has no equivalent", a.name);
+            assert!(equivalent(a, &infos).is_some(), "{} has no equivalent", a.name);
         }
     }
 }

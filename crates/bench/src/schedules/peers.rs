@@ -8,7 +8,7 @@ use backoff::backoff::Backoff as _;
 use backon::BackoffBuilder as _;
 use retry_policies::RetryPolicy as _;
 
-use super::{Contender, Info, Shape, BASE, DELAYS_PER_SEQUENCE, MAX_DELAY, MULTIPLIER};
+use super::{Contender, Info, Role, Shape, BASE, DELAYS_PER_SEQUENCE, MAX_DELAY, MULTIPLIER};
 
 /// backon's `ExponentialBuilder` with jitter: it adds `U[0, 1) * x` to the
 /// interval `x`, which it caps at max delay, so a delay can reach twice the
@@ -47,7 +47,7 @@ impl Contender for Backon {
         Info {
             name: "backon",
             slug: "backon",
-            ours: false,
+            role: Role::Peer,
             shape: Shape::Additive,
             jitter: "x + U[0, x), cap on x (f32 math)",
             per_sequence: "new backoff: builder.build()",
@@ -107,7 +107,7 @@ impl Contender for Backoff {
         Info {
             name: "backoff",
             slug: "backoff",
-            ours: false,
+            role: Role::Peer,
             shape: Shape::Proportional,
             jitter: "U[x/2, 3x/2] (+1 ns), cap on x",
             per_sequence: "reset(): one backoff reused",
@@ -166,7 +166,7 @@ impl Contender for TokioRetry {
         Info {
             name: "tokio-retry",
             slug: "tokio-retry",
-            ours: false,
+            role: Role::Peer,
             shape: Shape::Full,
             jitter: "full: x * U[0, 1)",
             per_sequence: "strategy.clone().take(10), map(jitter)",
@@ -228,7 +228,7 @@ impl Contender for ExponentialBackoff {
         Info {
             name: "exponential-backoff",
             slug: "exponential-backoff",
-            ours: false,
+            role: Role::Peer,
             shape: Shape::Proportional,
             jitter: "x*[0.51, 1] or x*[1.25, 1.49], clamped",
             per_sequence: "new iterator: backoff.iter()",
@@ -288,7 +288,7 @@ impl Contender for RetryPolicies {
         Info {
             name: "retry-policies",
             slug: "retry-policies",
-            ours: false,
+            role: Role::Peer,
             shape: Shape::Full,
             jitter: "full: x * U[0, 1)",
             per_sequence: "retry count back to 0 (stateless)",
