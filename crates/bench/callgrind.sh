@@ -3,7 +3,7 @@
 # repeatable where wall-clock timings on a shared machine are not.
 #
 #   crates/bench/callgrind.sh            # all rows
-#   crates/bench/callgrind.sh backon     # some rows
+#   crates/bench/callgrind.sh backon     # some rows (and their staggered equivalents)
 #
 # Each row runs twice under callgrind, with SMALL and LARGE sequences of 10
 # delays, counting only inside `callgrind_region` (the timed loop). The
@@ -35,13 +35,20 @@ ir() {
 }
 
 declare -A equivalent per_delay
-rows=()
+all=()
 while read -r row eq; do
-    if [ $# -eq 0 ] || [[ " $* " == *" $row "* ]] || [ "$row" = "$eq" ]; then
-        rows+=("$row")
-        equivalent[$row]=$eq
-    fi
+    all+=("$row")
+    equivalent[$row]=$eq
 done < <("$exe" --list)
+
+# The rows asked for (all by default), each after its staggered equivalent.
+rows=()
+add() { [[ " ${rows[*]} " == *" $1 "* ]] || rows+=("$1"); }
+for row in "${@:-${all[@]}}"; do
+    [ -n "${equivalent[$row]:-}" ] || { echo "callgrind.sh: no row named $row; rows: ${all[*]}" >&2; exit 2; }
+    add "${equivalent[$row]}"
+    add "$row"
+done
 
 printf '%-24s %12s %10s   %s\n' row "Ir/delay" ratio "(ratio: Ir of the row / Ir of staggered with the same jitter)"
 for row in "${rows[@]}"; do

@@ -17,8 +17,9 @@
 //!   instead of a second `match`;
 //! - `min` of values that cannot be NaN is one `minsd`, not `f64::min`'s
 //!   NaN-aware sequence;
-//! - the float-to-integer conversion goes through `i64` under a range check
-//!   already needed for huge delays.
+//! - the float-to-integer conversion goes through `i64` (one `cvttsd2si`)
+//!   under the range check already needed for huge delays, instead of
+//!   Rust's saturating `as u64`.
 
 use std::time::Duration;
 
@@ -157,14 +158,18 @@ fn truncate(ns: f64, step: f64) -> f64 {
     }
 }
 
-/// Float nanoseconds (never NaN, never negative here) to `Duration`, saturating.
+/// Float nanoseconds to `Duration`, saturating like staggered's: NaN and
+/// negatives give zero, anything past `Duration::MAX` gives `Duration::MAX`.
 #[inline]
 fn from_nanos(ns: f64) -> Duration {
     const I64_LIMIT: f64 = 9_223_372_036_854_775_807.0;
     if ns < I64_LIMIT {
-        Duration::from_nanos(ns as i64 as u64)
-    } else {
+        // Through i64 (one `cvttsd2si`): x86 has no float-to-u64 instruction.
+        Duration::from_nanos(if ns > 0.0 { ns } else { 0.0 } as i64 as u64)
+    } else if ns >= I64_LIMIT {
         Duration::try_from_secs_f64(ns / 1e9).unwrap_or(Duration::MAX)
+    } else {
+        Duration::ZERO
     }
 }
 
@@ -229,6 +234,9 @@ mod tests {
     #[test]
     fn huge_delays_saturate() {
         assert_eq!(from_nanos(f64::INFINITY), Duration::MAX);
+        assert_eq!(from_nanos(f64::NAN), Duration::ZERO);
+        assert_eq!(from_nanos(-5.0), Duration::ZERO);
+        assert_eq!(from_nanos(2e19), Duration::from_secs(20_000_000_000));
         assert_eq!(from_nanos(1e10), Duration::from_secs(10));
     }
 }
