@@ -5,8 +5,11 @@
 //! ([`FastRng`], seeded from entropy per sequence).
 //!
 //! What it changes against `staggered::Delays` (delays.rs, backoff.rs, math.rs):
-//! - the iterator holds only what `next` reads (64 bytes), not a copy of the
-//!   whole `Backoff` (168 bytes, copied twice per `delays()` with `memcpy`);
+//! - the iterator holds only what `next` reads (96 bytes), not a copy of the
+//!   whole `Backoff` (`Delays` is 168 bytes, copied twice per `delays()`
+//!   with `memcpy`);
+//! - the exact `Duration` ceiling is computed once, not by an out-of-line
+//!   `Backoff::delay_ceiling()` call (a float-to-`Duration` conversion) per delay;
 //! - `delays()` is `#[inline]`, so it is not an out-of-line call per operation;
 //! - a countdown of the delays left replaces the `Option<NonZeroU32>` limit
 //!   test and the saturating retry counter;
@@ -49,6 +52,23 @@ struct Plan {
     granularity: f64,
     /// Delays in one sequence; `u64::MAX` for no attempt limit.
     delays: u64,
+    /// `Backoff::delay_ceiling`, computed once: the exact cap that staggered
+    /// applies again after the float one (which is inexact past 2^53 ns).
+    ceiling: Ceiling,
+}
+
+/// The exact ceiling, also as integer nanoseconds for the common path.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Ceiling {
+    duration: Duration,
+    /// `duration` in nanoseconds, `u64::MAX` if it is longer.
+    nanos: u64,
+}
+
+impl Ceiling {
+    fn new(duration: Duration) -> Self {
+        Ceiling { duration, nanos: u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX) }
+    }
 }
 
 impl SketchBackoff {
@@ -81,6 +101,7 @@ impl SketchBackoff {
             delay_cap: if backoff.cap_mode() == CapMode::Delay && !constant { max } else { f64::INFINITY },
             granularity,
             delays: backoff.max_attempts().map_or(u64::MAX, |n| u64::from(n) - 1),
+            ceiling: Ceiling::new(backoff.delay_ceiling()),
         };
         let first = min(truncate(nanos(backoff.base()), granularity), plan.interval_cap);
         Some(SketchBackoff { plan: Plan { first, ..plan }, seed: backoff.seed() })
@@ -103,12 +124,13 @@ impl SketchBackoff {
             delay_cap: p.delay_cap,
             granularity: p.granularity,
             left: p.delays,
+            ceiling: p.ceiling,
             rng,
         }
     }
 }
 
-/// The sketched iterator: 72 bytes, everything `next` reads and nothing else.
+/// The sketched iterator: 96 bytes, everything `next` reads and nothing else.
 #[derive(Debug, Clone)]
 pub struct SketchDelays {
     interval: f64,
@@ -119,6 +141,7 @@ pub struct SketchDelays {
     delay_cap: f64,
     granularity: f64,
     left: u64,
+    ceiling: Ceiling,
     rng: FastRng,
 }
 
@@ -134,7 +157,7 @@ impl Iterator for SketchDelays {
         let x = self.interval;
         self.interval = min(truncate(x * self.multiplier, self.granularity), self.interval_cap);
         let u = self.rng.next_f64();
-        Some(from_nanos(min(x * (self.a + self.b * u), self.delay_cap)))
+        Some(from_nanos(min(x * (self.a + self.b * u), self.delay_cap), self.ceiling))
     }
 }
 
@@ -158,16 +181,18 @@ fn truncate(ns: f64, step: f64) -> f64 {
     }
 }
 
-/// Float nanoseconds to `Duration`, saturating like staggered's: NaN and
-/// negatives give zero, anything past `Duration::MAX` gives `Duration::MAX`.
+/// Float nanoseconds to `Duration`, at most `ceiling`, saturating like
+/// staggered's: NaN and negatives give zero. The exact cap costs one integer
+/// `min` on the common path, where the delay fits in `i64` nanoseconds.
 #[inline]
-fn from_nanos(ns: f64) -> Duration {
+fn from_nanos(ns: f64, ceiling: Ceiling) -> Duration {
     const I64_LIMIT: f64 = 9_223_372_036_854_775_807.0;
     if ns < I64_LIMIT {
         // Through i64 (one `cvttsd2si`): x86 has no float-to-u64 instruction.
-        Duration::from_nanos(if ns > 0.0 { ns } else { 0.0 } as i64 as u64)
+        let n = if ns > 0.0 { ns } else { 0.0 } as i64 as u64;
+        Duration::from_nanos(n.min(ceiling.nanos))
     } else if ns >= I64_LIMIT {
-        Duration::try_from_secs_f64(ns / 1e9).unwrap_or(Duration::MAX)
+        Duration::try_from_secs_f64(ns / 1e9).unwrap_or(Duration::MAX).min(ceiling.duration)
     } else {
         Duration::ZERO
     }
@@ -204,13 +229,13 @@ mod tests {
                 let ours: Vec<Duration> = backoff.delays().collect();
                 let sketched: Vec<Duration> = sketch.delays().collect();
                 assert_eq!(ours.len(), sketched.len());
-                for (a, b) in ours.iter().zip(&sketched) {
-                    // Same draws; the formulas group the float operations differently.
-                    assert!(
-                        a.abs_diff(*b) <= Duration::from_nanos(2),
-                        "{strategy} {cap_mode}: {a:?} vs {b:?}"
-                    );
-                }
+                let most = ours.iter().zip(&sketched).map(|(a, b)| a.abs_diff(*b)).max();
+                // Same draws. The formulas group the float operations differently,
+                // which can move a delay by a nanosecond (with seed 7 none moves).
+                assert!(
+                    most <= Some(Duration::from_nanos(2)),
+                    "{strategy} {cap_mode}: {ours:?} vs {sketched:?}"
+                );
             }
         }
     }
@@ -227,16 +252,20 @@ mod tests {
             .unwrap();
         let sketch = SketchBackoff::from_backoff(&backoff).unwrap();
         for (a, b) in backoff.delays().zip(sketch.delays()) {
-            assert!(a.abs_diff(b) <= Duration::from_nanos(2), "{a:?} vs {b:?}");
+            assert_eq!(a, b);
         }
     }
 
     #[test]
     fn huge_delays_saturate() {
-        assert_eq!(from_nanos(f64::INFINITY), Duration::MAX);
-        assert_eq!(from_nanos(f64::NAN), Duration::ZERO);
-        assert_eq!(from_nanos(-5.0), Duration::ZERO);
-        assert_eq!(from_nanos(2e19), Duration::from_secs(20_000_000_000));
-        assert_eq!(from_nanos(1e10), Duration::from_secs(10));
+        let max = Ceiling::new(Duration::MAX);
+        let three = Ceiling::new(Duration::from_secs(3));
+        assert_eq!(from_nanos(f64::INFINITY, max), Duration::MAX);
+        assert_eq!(from_nanos(f64::NAN, max), Duration::ZERO);
+        assert_eq!(from_nanos(-5.0, max), Duration::ZERO);
+        assert_eq!(from_nanos(2e19, max), Duration::from_secs(20_000_000_000));
+        assert_eq!(from_nanos(1e10, max), Duration::from_secs(10));
+        assert_eq!(from_nanos(1e10, three), Duration::from_secs(3));
+        assert_eq!(from_nanos(f64::INFINITY, three), Duration::from_secs(3));
     }
 }
