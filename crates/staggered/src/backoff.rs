@@ -5,6 +5,7 @@ use core::time::Duration;
 
 use crate::error::{ConfigError, Field, Rule};
 use crate::math::to_nanos;
+use crate::plan::Plan;
 use crate::rng::{FastRng, Rng};
 use crate::{CapMode, Delays, Strategy};
 
@@ -45,9 +46,8 @@ pub struct Backoff {
     pub(crate) max_ns: f64,
     pub(crate) interval_cap_ns: f64,
     pub(crate) granularity_ns: f64,
-    /// `smooth`: the last retry whose largest delay fits under `max_delay`;
-    /// later retries draw from its distribution instead of clamping.
-    pub(crate) smooth_last_retry: u32,
+    /// What producing a delay reads, compiled once.
+    pub(crate) plan: Plan,
 }
 
 impl Backoff {
@@ -125,56 +125,31 @@ impl Backoff {
     /// `max_delay * (1 + f)` for `proportional` and `additive` in
     /// [`CapMode::Interval`].
     pub fn delay_ceiling(&self) -> Duration {
-        if self.cap_mode == CapMode::Interval && self.strategy.uses_factor() {
-            crate::math::from_nanos(self.max_ns * (1.0 + self.factor))
-        } else if self.strategy == Strategy::Constant {
-            self.base
-        } else {
-            self.max_delay
-        }
+        self.plan.ceiling.duration
     }
 
     /// The delays of one operation, with a generator seeded from the explicit
     /// seed if one was set, or else from OS entropy.
     #[cfg(feature = "std")]
+    #[inline]
     pub fn delays(&self) -> Delays<FastRng> {
         let rng = match self.seed {
             Some(seed) => FastRng::seed(seed),
             None => FastRng::from_entropy(),
         };
-        Delays::new(*self, rng)
+        Delays::new(self.plan, rng)
     }
 
     /// The delays of one operation, drawing from a generator seeded with `seed`.
+    #[inline]
     pub fn delays_seeded(&self, seed: u64) -> Delays<FastRng> {
-        Delays::new(*self, FastRng::seed(seed))
+        Delays::new(self.plan, FastRng::seed(seed))
     }
 
     /// The delays of one operation, drawing jitter from `rng`.
+    #[inline]
     pub fn delays_with_rng<R: Rng>(&self, rng: R) -> Delays<R> {
-        Delays::new(*self, rng)
-    }
-
-    /// The first interval `x(1)`, in nanoseconds.
-    #[inline]
-    pub(crate) fn first_interval(&self) -> f64 {
-        self.truncate(self.base_ns).min(self.interval_cap_ns)
-    }
-
-    /// `x(r)` from `x(r-1)`: multiply, truncate to the granularity, cap.
-    /// `min` absorbs an infinite product, so nothing overflows at any `r`.
-    #[inline]
-    pub(crate) fn next_interval(&self, previous: f64) -> f64 {
-        self.truncate(previous * self.multiplier).min(self.interval_cap_ns)
-    }
-
-    #[inline]
-    fn truncate(&self, ns: f64) -> f64 {
-        if self.granularity_ns > 0.0 && ns.is_finite() {
-            crate::math::trunc(ns / self.granularity_ns) * self.granularity_ns
-        } else {
-            ns
-        }
+        Delays::new(self.plan, rng)
     }
 }
 
@@ -347,7 +322,7 @@ impl BackoffBuilder {
         } else {
             max_ns
         };
-        Ok(Backoff {
+        let mut backoff = Backoff {
             strategy: self.strategy,
             base: self.base,
             multiplier,
@@ -362,8 +337,10 @@ impl BackoffBuilder {
             max_ns,
             interval_cap_ns,
             granularity_ns,
-            smooth_last_retry: crate::smooth::last_uncapped_retry(to_nanos(self.base), max_ns),
-        })
+            plan: Plan::ZERO,
+        };
+        backoff.plan = Plan::new(&backoff);
+        Ok(backoff)
     }
 }
 

@@ -55,7 +55,7 @@ impl Iterator for Bounds {
         }
         self.retry = self.retry.saturating_add(1);
         let first = self.retry == 1;
-        self.interval = if first { b.first_interval() } else { b.next_interval(self.interval) };
+        self.interval = if first { b.plan.first } else { b.plan.next_interval(self.interval) };
         let x = self.interval;
         let f = b.factor;
         let (interval, min, median, max) = match b.strategy {
@@ -71,7 +71,11 @@ impl Iterator for Bounds {
             Strategy::Proportional => (x, x * (1.0 - f), Some(x), x * (1.0 + f)),
             Strategy::Additive => (x, x, Some(x * (1.0 + 0.5 * f)), x * (1.0 + f)),
             Strategy::Smooth => {
-                let retry = self.retry.min(b.smooth_last_retry);
+                let last = match b.plan.shape {
+                    crate::plan::Shape::Smooth { last_retry } => last_retry,
+                    _ => u32::MAX,
+                };
+                let retry = self.retry.min(last);
                 let median = (retry == 1).then(|| smooth::median_first(b.base_ns).min(b.max_ns));
                 let max = smooth::max_delay(retry, b.base_ns).min(b.max_ns);
                 (smooth::nominal_median(retry, b.base_ns).min(b.max_ns), 0.0, median, max)

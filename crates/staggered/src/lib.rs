@@ -73,6 +73,7 @@ mod event;
 mod future;
 pub mod hint;
 mod math;
+mod plan;
 mod policy;
 mod preset;
 mod retry_error;
