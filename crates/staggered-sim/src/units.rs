@@ -28,8 +28,10 @@ pub fn to_duration(units: f64) -> Option<Duration> {
 /// A `Duration` in time units.
 #[inline]
 pub fn to_units(duration: Duration) -> f64 {
-    // A multiplication: this runs once per failed write.
-    duration.as_secs_f64() * (1.0 / UNIT.as_secs_f64())
+    // Multiplications only (`as_secs_f64` divides): this runs once per failed write.
+    const UNITS_PER_SEC: f64 = 1.0 / UNIT.as_secs_f64();
+    const UNITS_PER_NANO: f64 = UNITS_PER_SEC / 1e9;
+    duration.as_secs() as f64 * UNITS_PER_SEC + f64::from(duration.subsec_nanos()) * UNITS_PER_NANO
 }
 
 #[cfg(test)]

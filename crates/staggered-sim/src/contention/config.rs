@@ -8,7 +8,7 @@ use super::{ContentionError, ContentionStrategy};
 
 /// The largest client count a point may have. The work of one run grows about
 /// as the square of the client count (`none` makes about `N^2 / 4` calls), so
-/// past this a single run takes minutes.
+/// at this size a single run of `none` already takes minutes.
 pub const MAX_CLIENTS: u32 = 100_000;
 
 /// A validated contention experiment (SPEC section 8): which client counts and

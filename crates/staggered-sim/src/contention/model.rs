@@ -23,35 +23,13 @@ pub struct RunOutcome {
     pub gave_up: u32,
 }
 
-/// A message arriving at the server: a client's read, or its write carrying
-/// the version its read saw. Packed in one word because the queue moves it
-/// on every push and pop.
+/// A message arriving at the server.
 #[derive(Debug, Clone, Copy)]
-struct Message(u64);
-
-impl Message {
-    const READ: u64 = u64::MAX >> 32;
-
-    #[inline]
-    const fn read(client: u32) -> Self {
-        Message((client as u64) << 32 | Self::READ)
-    }
-    #[inline]
-    const fn write(client: u32, version: u32) -> Self {
-        Message((client as u64) << 32 | version as u64)
-    }
-    #[inline]
-    const fn client(self) -> u32 {
-        (self.0 >> 32) as u32
-    }
-    /// The version a write carries, `None` for a read.
-    #[inline]
-    const fn version(self) -> Option<u32> {
-        match self.0 & Self::READ {
-            Self::READ => None,
-            v => Some(v as u32),
-        }
-    }
+enum Message {
+    /// A client's read.
+    Read { client: u32 },
+    /// A client's write, carrying the version its read saw.
+    Write { client: u32, version: u32 },
 }
 
 /// What a client does after a failed write.
@@ -65,7 +43,9 @@ enum Next {
 
 /// The one place a client decides what follows a failed write. Today it takes
 /// the next delay of the client's library schedule; it is the seam where the
-/// library's retry decision (outcome in, `Retry(delay)` or `Stop` out) will go.
+/// library's retry decision (outcome in, `Retry(delay)` or `Stop` out) will
+/// go. The caller knows the failure count (`delays.retry()`) and the time the
+/// failed reply arrived, should the decision need them (a deadline).
 #[inline]
 fn after_failure(delays: &mut Delays<FastRng>) -> Next {
     match delays.next() {
@@ -117,19 +97,24 @@ pub(crate) fn simulate(
         Network { normal: Normal::new(hop_mean, hop_sd), rng: FastRng::seed(derive(&[seed, NETWORK])) };
 
     for client in 0..clients {
-        engine.schedule_at(network.hop(), Message::read(client));
+        engine.schedule_at(network.hop(), Message::Read { client });
     }
     let mut row_version = 0_u32;
     let mut calls = 0_u64;
     let mut gave_up = 0_u32;
     let mut last_event = 0.0_f64;
     while engine.step(|now, message| {
-        let client = message.client();
-        let Some(version) = message.version() else {
-            // A read: the answer carries today's version, and the write leaves
-            // the moment it arrives.
-            let answer = network.hop();
-            return Some((now + (answer + network.hop()), Message::write(client, row_version)));
+        let (client, version) = match message {
+            Message::Read { client } => {
+                // The answer carries today's version, and the write leaves
+                // the moment it arrives.
+                let answer = network.hop();
+                return Some((
+                    now + (answer + network.hop()),
+                    Message::Write { client, version: row_version },
+                ));
+            }
+            Message::Write { client, version } => (client, version),
         };
         calls += 1;
         let reply = now + network.hop();
@@ -139,7 +124,7 @@ pub(crate) fn simulate(
             return None; // the client is done
         }
         match after_failure(&mut schedules[client as usize]) {
-            Next::Retry(delay) => Some((reply + network.hop() + to_units(delay), Message::read(client))),
+            Next::Retry(delay) => Some((reply + network.hop() + to_units(delay), Message::Read { client })),
             Next::Stop => {
                 gave_up += 1;
                 None
