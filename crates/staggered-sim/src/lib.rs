@@ -27,8 +27,8 @@
 //!   completion time over independent runs. [`ContentionConfig`] (validated,
 //!   defaults = the published grid), [`run_contention`],
 //!   [`ContentionReport`], and [`Reading`] for the one-line verdict. The
-//!   exact reading of the model is documented on [`ContentionStrategy::backoff`]
-//!   (parameters) and in the `contention` module's source (events).
+//!   exact reading of the model is documented on [`run_contention`] (events)
+//!   and [`ContentionStrategy::backoff`] (backoff parameters).
 //!
 //! # Engine and determinism
 //! [`Engine`] is a virtual clock and a binary heap of events ordered by (time,

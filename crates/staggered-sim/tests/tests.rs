@@ -198,6 +198,49 @@ mod determinism {
     }
 }
 
+mod strategies {
+    use staggered::Strategy;
+    use staggered_sim::{run_contention, ContentionConfig, ContentionStrategy};
+
+    #[test]
+    fn every_spec_strategy_can_be_simulated() {
+        let all = Strategy::ALL.map(ContentionStrategy::Backoff);
+        let config = ContentionConfig::builder()
+            .with_clients([20])
+            .with_runs(5)
+            .with_strategies([ContentionStrategy::NoBackoff].into_iter().chain(all))
+            .build()
+            .unwrap();
+        let report = run_contention(&config);
+        assert_eq!(report.rows().len(), 9);
+        for row in report.rows() {
+            // Every client succeeds exactly once, so at least N calls.
+            assert!(row.calls.min >= 20.0, "{}: {:?}", row.strategy, row.calls);
+            assert!(row.time.max.is_finite() && row.time.min > 0.0, "{}: {:?}", row.strategy, row.time);
+            assert_eq!(row.gave_up, 0, "{}", row.strategy);
+        }
+    }
+
+    #[test]
+    fn base_and_cap_reach_the_schedules() {
+        // A larger base slows every backoff strategy down but leaves none alone.
+        let config = |base| {
+            ContentionConfig::builder().with_clients([30]).with_runs(10).with_base(base).build().unwrap()
+        };
+        let (small, large) = (run_contention(&config(5.0)), run_contention(&config(50.0)));
+        for (a, b) in small.rows().iter().zip(large.rows()) {
+            if a.strategy == ContentionStrategy::NoBackoff {
+                assert_eq!(a, b);
+            } else {
+                assert!(b.time.mean > a.time.mean, "{}", a.strategy);
+            }
+        }
+        let capped = ContentionConfig::builder().with_clients([30]).with_cap(40.0).build().unwrap();
+        let exponential = capped.schedules()[1];
+        assert_eq!(exponential.max_delay(), std::time::Duration::from_millis(40));
+    }
+}
+
 mod engine {
     //! The event queue's order, as a property.
 
