@@ -124,6 +124,9 @@ pub fn run_contention_with_progress(
             });
         }
         drop(sender);
+        // Owned here, so that if `progress` panics the workers' sends fail
+        // and they stop instead of finishing the experiment for nothing.
+        let receiver = receiver;
         // The calling thread simulates too, and reports progress between its
         // own runs. Outcomes land in their run's slot, so arrival order does
         // not matter.
@@ -169,8 +172,12 @@ fn run_seed(seed: u64, clients: u32, strategy: ContentionStrategy, run: u32) -> 
 impl ContentionConfig {
     /// Simulates run number `run` (from 0) of one point on the calling thread:
     /// the same outcome [`run_contention`] averages into that point. `None`
-    /// if `strategy` is not one of this configuration's.
+    /// if `strategy` is not one of this configuration's, or `clients` is not
+    /// in `1..=`[`MAX_CLIENTS`].
     pub fn simulate(&self, clients: u32, strategy: ContentionStrategy, run: u32) -> Option<RunOutcome> {
+        if !(1..=MAX_CLIENTS).contains(&clients) {
+            return None;
+        }
         let index = self.strategies().iter().position(|&s| s == strategy)?;
         let seed = run_seed(self.seed(), clients, strategy, run);
         let hop = (self.hop_mean(), self.hop_sd());
@@ -223,6 +230,19 @@ mod tests {
     }
 
     #[test]
+    fn a_panicking_progress_callback_stops_the_workers() {
+        let config = ContentionConfig::builder()
+            .with_runs(50)
+            .with_threads(NonZeroUsize::new(2).unwrap())
+            .build()
+            .unwrap();
+        let result = std::panic::catch_unwind(|| {
+            run_contention_with_progress(&config, &|done, _| assert!(done < 3, "stop"));
+        });
+        assert!(result.is_err());
+    }
+
+    #[test]
     fn simulate_matches_the_report() {
         let config = ContentionConfig::builder().with_clients([8]).with_runs(1).build().unwrap();
         let report = run_contention(&config);
@@ -232,5 +252,6 @@ mod tests {
         }
         let smooth = ContentionStrategy::Backoff(staggered::Strategy::Smooth);
         assert_eq!(config.simulate(8, smooth, 0), None);
+        assert_eq!(config.simulate(0, ContentionStrategy::NoBackoff, 0), None);
     }
 }
