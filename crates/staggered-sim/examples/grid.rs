@@ -8,11 +8,9 @@
 
 use std::time::Instant;
 
-use staggered_sim::{run_contention, ContentionConfig};
+use staggered_sim::{run_contention, ContentionConfig, ContentionStrategy};
 
 /// Published (calls, time) at N = 100, in [`ContentionStrategy::PUBLISHED`] order.
-///
-/// [`ContentionStrategy::PUBLISHED`]: staggered_sim::ContentionStrategy::PUBLISHED
 const PUBLISHED_AT_100: [(f64, f64); 5] =
     [(2421.0, 2027.0), (1853.0, 62862.0), (812.0, 6658.0), (797.0, 4879.0), (1002.0, 4530.0)];
 
@@ -47,5 +45,8 @@ fn main() {
     }
     if let Some(reading) = report.reading(100) {
         println!("\n{reading}");
+    }
+    if let Some(reading) = report.reading_if(100, |s| s != ContentionStrategy::NoBackoff) {
+        println!("Among the strategies that back off: {reading}");
     }
 }

@@ -122,6 +122,10 @@ mod reproduction {
         assert_eq!(reading.time.best.strategy, strategy("none"));
         assert!(none.mean_calls() > 3.0 * full.mean_calls());
         assert_eq!(reading.time.runner_up.unwrap().strategy, strategy("decorrelated"));
+        let backing_off = report.reading_if(100, |s| s != ContentionStrategy::NoBackoff).unwrap();
+        assert_eq!(backing_off.time.best.strategy, strategy("decorrelated"));
+        assert!(backing_off.time.best.differs_from(&backing_off.time.runner_up.unwrap()));
+        assert_eq!(backing_off.work.worst.strategy, strategy("exponential"));
     }
 
     #[test]
