@@ -1,0 +1,334 @@
+//! `ContentionConfig`: a validated contention experiment, and its builder.
+
+use std::num::NonZeroUsize;
+
+use staggered::Backoff;
+
+use super::{ContentionError, ContentionStrategy};
+
+/// The largest client count a point may have. The work of one run grows about
+/// as the square of the client count (`none` makes about `N^2 / 4` calls), so
+/// at this size a single run of `none` already takes minutes.
+pub const MAX_CLIENTS: u32 = 100_000;
+
+/// A validated contention experiment (SPEC section 8): which client counts and
+/// strategies to simulate, how many runs per point, and the model's
+/// parameters.
+///
+/// ```
+/// use staggered_sim::{ContentionConfig, ContentionStrategy};
+///
+/// let config = ContentionConfig::builder()
+///     .with_clients([50, 100])
+///     .with_runs(20)
+///     .with_strategies(["full", "decorrelated"].map(|s| s.parse().unwrap()))
+///     .with_seed(7)
+///     .build()?;
+/// assert_eq!(config.clients(), &[50, 100]);
+/// assert_eq!(ContentionConfig::published().runs(), 100);
+/// # Ok::<(), staggered_sim::ContentionError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContentionConfig {
+    clients: Vec<u32>,
+    runs: u32,
+    seed: u64,
+    strategies: Vec<ContentionStrategy>,
+    /// The library schedule of each strategy, in the same order.
+    schedules: Vec<Backoff>,
+    base: f64,
+    cap: f64,
+    hop_mean: f64,
+    hop_sd: f64,
+    threads: Option<NonZeroUsize>,
+}
+
+impl ContentionConfig {
+    /// A builder holding the published experiment's values (see
+    /// [`ContentionConfigBuilder`]).
+    pub fn builder() -> ContentionConfigBuilder {
+        ContentionConfigBuilder::new()
+    }
+
+    /// The published experiment: N = 10, 20, ..., 190, 100 runs, the five
+    /// published strategies, base 5, cap 2000, hops `abs(Normal(10, 2))`.
+    pub fn published() -> Self {
+        // The defaults are valid by construction; the tests check it.
+        ContentionConfigBuilder::new().build().expect("the published experiment is a valid configuration")
+    }
+
+    /// A builder that starts from this configuration, to change some of it.
+    pub fn to_builder(&self) -> ContentionConfigBuilder {
+        ContentionConfigBuilder {
+            clients: self.clients.clone(),
+            runs: self.runs,
+            seed: self.seed,
+            strategies: self.strategies.clone(),
+            base: self.base,
+            cap: self.cap,
+            hop_mean: self.hop_mean,
+            hop_sd: self.hop_sd,
+            threads: self.threads,
+        }
+    }
+
+    /// The client counts, one point each, in the order given.
+    pub fn clients(&self) -> &[u32] {
+        &self.clients
+    }
+    /// Independent runs averaged into each point.
+    pub const fn runs(&self) -> u32 {
+        self.runs
+    }
+    /// The experiment's seed: every run's generators derive from it.
+    pub const fn seed(&self) -> u64 {
+        self.seed
+    }
+    /// The strategies, in the order given.
+    pub fn strategies(&self) -> &[ContentionStrategy] {
+        &self.strategies
+    }
+    /// The library schedule each strategy's clients walk, in the order of
+    /// [`strategies`](ContentionConfig::strategies).
+    pub fn schedules(&self) -> &[Backoff] {
+        &self.schedules
+    }
+    /// The backoff base, in 2015 time units.
+    pub const fn base(&self) -> f64 {
+        self.base
+    }
+    /// The backoff cap, in time units.
+    pub const fn cap(&self) -> f64 {
+        self.cap
+    }
+    /// The mean of a message hop's normal distribution, in time units.
+    pub const fn hop_mean(&self) -> f64 {
+        self.hop_mean
+    }
+    /// The standard deviation of a message hop's normal distribution.
+    pub const fn hop_sd(&self) -> f64 {
+        self.hop_sd
+    }
+    /// The worker threads asked for; `None` means one per available core.
+    pub const fn threads(&self) -> Option<NonZeroUsize> {
+        self.threads
+    }
+
+    /// How many runs the experiment simulates in all.
+    pub fn total_runs(&self) -> usize {
+        self.clients.len() * self.strategies.len() * self.runs as usize
+    }
+}
+
+impl Default for ContentionConfig {
+    /// [`ContentionConfig::published`].
+    fn default() -> Self {
+        ContentionConfig::published()
+    }
+}
+
+/// Builds a [`ContentionConfig`], checking every parameter.
+///
+/// # Default
+/// The published experiment of SPEC section 8:
+///
+/// | parameter | default |
+/// |---|---|
+/// | `clients` | 10, 20, ..., 190 |
+/// | `runs` | 100 |
+/// | `seed` | 2015 |
+/// | `strategies` | [`ContentionStrategy::PUBLISHED`]: none, exponential, equal, full, decorrelated |
+/// | `base` | 5 time units (2015 convention, see [`ContentionStrategy::backoff`]) |
+/// | `cap` | 2000 time units |
+/// | `hop_mean`, `hop_sd` | 10 and 2: every hop takes `abs(Normal(10, 2))` |
+/// | `threads` | one per available core (results do not depend on it) |
+#[derive(Debug, Clone, PartialEq)]
+#[must_use = "a builder does nothing until `build` is called"]
+pub struct ContentionConfigBuilder {
+    clients: Vec<u32>,
+    runs: u32,
+    seed: u64,
+    strategies: Vec<ContentionStrategy>,
+    base: f64,
+    cap: f64,
+    hop_mean: f64,
+    hop_sd: f64,
+    threads: Option<NonZeroUsize>,
+}
+
+impl ContentionConfigBuilder {
+    /// A builder with the defaults above.
+    pub fn new() -> Self {
+        ContentionConfigBuilder {
+            clients: (1..=19).map(|i| 10 * i).collect(),
+            runs: 100,
+            seed: 2015,
+            strategies: ContentionStrategy::PUBLISHED.to_vec(),
+            base: 5.0,
+            cap: 2000.0,
+            hop_mean: 10.0,
+            hop_sd: 2.0,
+            threads: None,
+        }
+    }
+
+    /// Sets the client counts, one point each; each must be in
+    /// `1..=`[`MAX_CLIENTS`], without repeats.
+    pub fn with_clients(mut self, clients: impl IntoIterator<Item = u32>) -> Self {
+        self.clients = clients.into_iter().collect();
+        self
+    }
+    /// Sets the independent runs averaged into each point; at least 1.
+    pub fn with_runs(mut self, runs: u32) -> Self {
+        self.runs = runs;
+        self
+    }
+    /// Sets the seed every run's generators derive from.
+    pub fn with_seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+    /// Sets the strategies to compare, without repeats.
+    pub fn with_strategies(mut self, strategies: impl IntoIterator<Item = ContentionStrategy>) -> Self {
+        self.strategies = strategies.into_iter().collect();
+        self
+    }
+    /// Sets the backoff base in 2015 time units (the first exponential
+    /// ceiling is `2 * base`); finite, at least 0.
+    pub fn with_base(mut self, base: f64) -> Self {
+        self.base = base;
+        self
+    }
+    /// Sets the backoff cap in time units; finite, and not below any
+    /// strategy's first delay.
+    pub fn with_cap(mut self, cap: f64) -> Self {
+        self.cap = cap;
+        self
+    }
+    /// Sets the network: every hop takes `abs(Normal(mean, sd))` time units;
+    /// both finite, at least 0.
+    pub fn with_hop(mut self, mean: f64, sd: f64) -> Self {
+        self.hop_mean = mean;
+        self.hop_sd = sd;
+        self
+    }
+    /// Sets the number of worker threads. Results do not depend on it.
+    pub fn with_threads(mut self, threads: NonZeroUsize) -> Self {
+        self.threads = Some(threads);
+        self
+    }
+    /// Uses one worker thread per available core (the default).
+    pub fn without_threads(mut self) -> Self {
+        self.threads = None;
+        self
+    }
+
+    /// Checks every parameter and builds the configuration, with the library
+    /// schedule of each strategy.
+    ///
+    /// # Errors
+    /// A [`ContentionError`] naming the first parameter that is wrong.
+    pub fn build(self) -> Result<ContentionConfig, ContentionError> {
+        if self.clients.is_empty() {
+            return Err(ContentionError::NoClients);
+        }
+        for (i, &n) in self.clients.iter().enumerate() {
+            if n == 0 || n > MAX_CLIENTS {
+                return Err(ContentionError::Clients(n));
+            }
+            if self.clients[..i].contains(&n) {
+                return Err(ContentionError::DuplicateClients(n));
+            }
+        }
+        if self.runs == 0 {
+            return Err(ContentionError::ZeroRuns);
+        }
+        if self.strategies.is_empty() {
+            return Err(ContentionError::NoStrategies);
+        }
+        for (i, &strategy) in self.strategies.iter().enumerate() {
+            if self.strategies[..i].contains(&strategy) {
+                return Err(ContentionError::DuplicateStrategy(strategy));
+            }
+        }
+        if !(self.hop_mean.is_finite() && self.hop_mean >= 0.0) {
+            return Err(ContentionError::HopMean(self.hop_mean));
+        }
+        if !(self.hop_sd.is_finite() && self.hop_sd >= 0.0) {
+            return Err(ContentionError::HopSd(self.hop_sd));
+        }
+        let schedules = self
+            .strategies
+            .iter()
+            .map(|strategy| strategy.backoff(self.base, self.cap))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(ContentionConfig {
+            clients: self.clients,
+            runs: self.runs,
+            seed: self.seed,
+            strategies: self.strategies,
+            schedules,
+            base: self.base,
+            cap: self.cap,
+            hop_mean: self.hop_mean,
+            hop_sd: self.hop_sd,
+            threads: self.threads,
+        })
+    }
+}
+
+impl Default for ContentionConfigBuilder {
+    fn default() -> Self {
+        ContentionConfigBuilder::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use staggered::Strategy;
+
+    #[test]
+    fn published_is_the_2015_grid() {
+        let config = ContentionConfig::published();
+        assert_eq!(config.clients().len(), 19);
+        assert_eq!(config.clients()[0], 10);
+        assert_eq!(config.clients()[18], 190);
+        assert_eq!(config.strategies(), ContentionStrategy::PUBLISHED);
+        assert_eq!(config.total_runs(), 19 * 5 * 100);
+        assert_eq!(config.to_builder().build().unwrap(), config);
+    }
+
+    #[test]
+    fn rejects_each_bad_parameter_by_name() {
+        let b = ContentionConfig::builder;
+        let full = ContentionStrategy::Backoff(Strategy::Full);
+        let cases = [
+            (b().with_clients([]), ContentionError::NoClients),
+            (b().with_clients([10, 0]), ContentionError::Clients(0)),
+            (b().with_clients([MAX_CLIENTS + 1]), ContentionError::Clients(MAX_CLIENTS + 1)),
+            (b().with_clients([10, 20, 10]), ContentionError::DuplicateClients(10)),
+            (b().with_runs(0), ContentionError::ZeroRuns),
+            (b().with_strategies([]), ContentionError::NoStrategies),
+            (b().with_strategies([full, full]), ContentionError::DuplicateStrategy(full)),
+            (b().with_base(f64::INFINITY), ContentionError::Base(f64::INFINITY)),
+            (b().with_cap(-3.0), ContentionError::Cap(-3.0)),
+            (b().with_hop(-1.0, 2.0), ContentionError::HopMean(-1.0)),
+            (b().with_hop(10.0, f64::INFINITY), ContentionError::HopSd(f64::INFINITY)),
+        ];
+        for (builder, expected) in cases {
+            assert_eq!(builder.build().unwrap_err(), expected);
+        }
+        let err = b().with_cap(9.0).build().unwrap_err();
+        assert!(
+            matches!(
+                err,
+                ContentionError::Schedule {
+                    strategy: ContentionStrategy::Backoff(Strategy::Exponential),
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+    }
+}

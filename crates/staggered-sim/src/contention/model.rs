@@ -1,0 +1,186 @@
+//! One run of the 2015 contention model (SPEC section 8), on the engine.
+//!
+//! The reading of the model is documented on [`run_contention`](super::run_contention).
+
+use std::time::Duration;
+
+use staggered::{Backoff, Delays, FastRng};
+
+use crate::engine::Engine;
+use crate::rng::{derive, Normal};
+use crate::units::to_units;
+
+/// What one run measured.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub struct RunOutcome {
+    /// Writes that reached the server, successful or not.
+    pub calls: u64,
+    /// The time of the last event, in time units.
+    pub time: f64,
+    /// Clients whose retry decision stopped them before their write succeeded
+    /// (always 0 with the published model, which retries until success).
+    pub gave_up: u32,
+}
+
+/// A message arriving at the server.
+#[derive(Debug, Clone, Copy)]
+enum Message {
+    /// A client's read.
+    Read { client: u32 },
+    /// A client's write, carrying the version its read saw.
+    Write { client: u32, version: u32 },
+}
+
+/// What a client does after a failed write.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Next {
+    /// Send the next read after this delay.
+    Retry(Duration),
+    /// Give up.
+    Stop,
+}
+
+/// The one place a client decides what follows a failed write. Today it takes
+/// the next delay of the client's library schedule; it is the seam where the
+/// library's retry decision (outcome in, `Retry(delay)` or `Stop` out) will
+/// go. The caller knows the failure count (`delays.retry()`) and the time the
+/// failed reply arrived, should the decision need them (a deadline).
+#[inline]
+fn after_failure(delays: &mut Delays<FastRng>) -> Next {
+    match delays.next() {
+        Some(delay) => Next::Retry(delay),
+        None => Next::Stop,
+    }
+}
+
+/// The network: every hop is an independent `abs(Normal(mean, sd))` draw.
+struct Network {
+    normal: Normal,
+    rng: FastRng,
+}
+
+impl Network {
+    #[inline]
+    fn hop(&mut self) -> f64 {
+        self.normal.sample(&mut self.rng).abs()
+    }
+}
+
+/// The allocations a thread reuses from run to run: the event queue and the
+/// clients' schedules.
+#[derive(Debug, Default)]
+pub(crate) struct Scratch {
+    engine: Engine<Message>,
+    clients: Vec<Delays<FastRng>>,
+}
+
+/// Keys that separate the network's generator from the clients'.
+const NETWORK: u64 = 0;
+const CLIENTS: u64 = 1;
+
+/// Simulates one run with `clients` clients walking `backoff`, every generator
+/// derived from `seed`.
+pub(crate) fn simulate(
+    scratch: &mut Scratch,
+    clients: u32,
+    backoff: &Backoff,
+    (hop_mean, hop_sd): (f64, f64),
+    seed: u64,
+) -> RunOutcome {
+    let Scratch { engine, clients: schedules } = scratch;
+    engine.reset();
+    schedules.clear();
+    // Each client's schedule owns its generator (SPEC section 5).
+    schedules.extend((0..clients).map(|i| backoff.delays_seeded(derive(&[seed, CLIENTS, u64::from(i)]))));
+    let mut network =
+        Network { normal: Normal::new(hop_mean, hop_sd), rng: FastRng::seed(derive(&[seed, NETWORK])) };
+
+    for client in 0..clients {
+        engine.schedule_at(network.hop(), Message::Read { client });
+    }
+    let mut row_version = 0_u32;
+    let mut calls = 0_u64;
+    let mut gave_up = 0_u32;
+    let mut last_event = 0.0_f64;
+    while engine.step(|now, message| {
+        let (client, version) = match message {
+            Message::Read { client } => {
+                // The answer carries today's version, and the write leaves
+                // the moment it arrives.
+                let answer = network.hop();
+                return Some((
+                    now + (answer + network.hop()),
+                    Message::Write { client, version: row_version },
+                ));
+            }
+            Message::Write { client, version } => (client, version),
+        };
+        calls += 1;
+        let reply = now + network.hop();
+        last_event = last_event.max(reply);
+        if version == row_version {
+            row_version += 1;
+            return None; // the client is done
+        }
+        match after_failure(&mut schedules[client as usize]) {
+            Next::Retry(delay) => Some((reply + network.hop() + to_units(delay), Message::Read { client })),
+            Next::Stop => {
+                gave_up += 1;
+                None
+            }
+        }
+    }) {}
+    RunOutcome { calls, time: last_event, gave_up }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ContentionStrategy;
+    use staggered::Strategy;
+
+    fn run(strategy: ContentionStrategy, clients: u32, seed: u64) -> RunOutcome {
+        let backoff = strategy.backoff(5.0, 2000.0).unwrap();
+        simulate(&mut Scratch::default(), clients, &backoff, (10.0, 2.0), seed)
+    }
+
+    #[test]
+    fn a_lone_client_succeeds_at_once() {
+        for strategy in ContentionStrategy::PUBLISHED {
+            let outcome = run(strategy, 1, 3);
+            assert_eq!(outcome.calls, 1);
+            // Four hops of about 10 each.
+            assert!((20.0..60.0).contains(&outcome.time), "{outcome:?}");
+        }
+    }
+
+    #[test]
+    fn every_client_writes_once_successfully() {
+        // N successful writes plus the failures; without backoff the first
+        // round alone fails for all but one client.
+        let outcome = run(ContentionStrategy::NoBackoff, 10, 1);
+        assert!(outcome.calls >= 10 + 9, "{outcome:?}");
+        assert_eq!(outcome.gave_up, 0);
+    }
+
+    #[test]
+    fn fixed_hops_give_the_exact_timeline() {
+        // Hops of exactly 10 and no jitter: both clients read version 0 at
+        // t=10, both write at t=30 (the first in schedule order wins), the
+        // loser's reply arrives at t=40, it waits x(1) = 10, reads at t=60,
+        // writes at t=80 and its reply arrives at t=90.
+        let backoff = ContentionStrategy::Backoff(Strategy::Exponential).backoff(5.0, 2000.0).unwrap();
+        let outcome = simulate(&mut Scratch::default(), 2, &backoff, (10.0, 0.0), 9);
+        assert_eq!(outcome, RunOutcome { calls: 3, time: 90.0, gave_up: 0 });
+    }
+
+    #[test]
+    fn scratch_reuse_does_not_leak_between_runs() {
+        let backoff = ContentionStrategy::Backoff(Strategy::Full).backoff(5.0, 2000.0).unwrap();
+        let mut scratch = Scratch::default();
+        let first = simulate(&mut scratch, 30, &backoff, (10.0, 2.0), 5);
+        simulate(&mut scratch, 50, &backoff, (10.0, 2.0), 6);
+        assert_eq!(simulate(&mut scratch, 30, &backoff, (10.0, 2.0), 5), first);
+    }
+}
