@@ -290,7 +290,7 @@ impl BackoffBuilder {
             return Err(ConfigError::float(Field::Multiplier, Rule::AtLeast(1.0), multiplier));
         }
         if self.max_delay < self.base {
-            return Err(ConfigError::duration(Field::MaxDelay, Rule::NotBelowBase, self.max_delay));
+            return Err(ConfigError::duration(Field::MaxDelay, Rule::NotBelowBase(self.base), self.max_delay));
         }
         let factor = self.factor.unwrap_or(match self.strategy {
             Strategy::Additive => 0.3,
@@ -376,7 +376,7 @@ mod tests {
             (
                 b.with_max_delay(Duration::from_millis(10)),
                 Field::MaxDelay,
-                "invalid max_delay 10ms: must not be below base",
+                "invalid max_delay 10ms: must not be below base (1s)",
             ),
             (b.with_max_attempts(0), Field::MaxAttempts, "invalid max_attempts 0: must be at least 1"),
             (

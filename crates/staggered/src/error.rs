@@ -64,8 +64,8 @@ pub enum Rule {
     Within(f64, f64),
     /// The value must not be zero.
     NonZero,
-    /// `max_delay` must not be below `base`.
-    NotBelowBase,
+    /// `max_delay` must not be below `base`, which is this.
+    NotBelowBase(core::time::Duration),
 }
 
 impl fmt::Display for Rule {
@@ -75,7 +75,7 @@ impl fmt::Display for Rule {
             Rule::AtLeast(min) => write!(f, "must be at least {min}"),
             Rule::Within(min, max) => write!(f, "must be between {min} and {max}"),
             Rule::NonZero => f.write_str("must not be zero"),
-            Rule::NotBelowBase => f.write_str("must not be below base"),
+            Rule::NotBelowBase(base) => write!(f, "must not be below base ({base:?})"),
         }
     }
 }

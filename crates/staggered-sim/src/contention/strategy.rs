@@ -178,7 +178,7 @@ mod tests {
         assert!(matches!(err, ContentionError::Schedule { strategy, .. } if strategy == full), "{err:?}");
         assert_eq!(
             err.to_string(),
-            "invalid schedule for full (1 time unit = 1ms): invalid max_delay 8ms: must not be below base"
+            "invalid schedule for full (1 time unit = 1ms): invalid max_delay 8ms: must not be below base (10ms)"
         );
         // Decorrelated starts at base, not 2 * base, so a cap of 8 is fine there.
         assert!(ContentionStrategy::Backoff(Strategy::Decorrelated).backoff(5.0, 8.0).is_ok());
