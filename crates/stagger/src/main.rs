@@ -5,6 +5,7 @@
 
 #![forbid(unsafe_code)]
 
+mod backoff_args;
 mod cli;
 mod duration;
 mod exit;
