@@ -189,7 +189,7 @@ mod tests {
     #[test]
     fn every_opt_is_a_real_flag_of_every_command_that_shares_them() {
         let cli = crate::cli::Cli::command();
-        for name in ["schedule"] {
+        for name in ["schedule", "run"] {
             let command = cli.find_subcommand(name).expect("subcommand");
             for opt in Opt::ALL {
                 let long = opt.flag().trim_start_matches("--");
