@@ -5,6 +5,8 @@
 use clap::{Parser, Subcommand};
 
 use crate::exit::Exit;
+#[cfg(unix)]
+use crate::run::{self, RunArgs};
 use crate::schedule::{self, ScheduleArgs};
 
 /// Retry with exponential backoff and jitter: show schedules, run commands,
@@ -15,7 +17,8 @@ use crate::schedule::{self, ScheduleArgs};
     version,
     about,
     propagate_version = true,
-    after_help = "Exit codes: 0 success, 1 failure (such as an unwritable output), 2 bad options."
+    after_help = "Exit codes: 0 success, 1 failure (such as an unwritable output), 2 bad options; \
+                  `stagger run` exits with its command's status (see `stagger run --help`)."
 )]
 pub struct Cli {
     /// What to do.
@@ -35,6 +38,34 @@ pub enum Command {
     /// preset) shows its first 10 retries, and at most 1000 retries are shown;
     /// `--attempts N` sets the limit.
     Schedule(ScheduleArgs),
+
+    /// Run a command, and retry it with backoff while it fails.
+    ///
+    /// `stagger run [OPTIONS] -- COMMAND [ARGS...]` runs COMMAND with stagger's
+    /// standard input, output and error, and retries it per the schedule
+    /// (the options of `stagger schedule`; default full jitter, base 1s,
+    /// 5 attempts) while it fails: any non-zero exit code (or only those of
+    /// --retry-on-exit, or all but those of --stop-on-exit), a signal, or a
+    /// time limit. Each retry is logged on standard error.
+    ///
+    /// The command runs in a process group of its own: a time limit stops
+    /// it and its children (SIGTERM, then SIGKILL after --kill-after), and
+    /// SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to stagger (Ctrl-C, `kill`)
+    /// stop the retrying and are passed on to it once. It cannot read the
+    /// terminal there; use --foreground for a command that must.
+    ///
+    /// Exit status: 0 when an attempt succeeds; else the last attempt's
+    /// exit code, 128+N if signal N ended it, or 124 if a time limit
+    /// stopped it; 128+N if signal N cancelled the wait between attempts;
+    /// 126 if the command cannot be executed (or stops to read the
+    /// terminal), 127 if it is not found (neither is retried); 2 for bad
+    /// options.
+    #[cfg(unix)]
+    #[command(
+        override_usage = "stagger run [OPTIONS] -- <COMMAND> [ARGS]...",
+        after_help = "Example: stagger run --preset interactive --attempt-timeout 10s -- curl -fsS https://example.com/health"
+    )]
+    Run(RunArgs),
 }
 
 impl Command {
@@ -45,6 +76,8 @@ impl Command {
     pub fn execute(&self) -> anyhow::Result<Exit> {
         match self {
             Command::Schedule(args) => schedule::execute(args),
+            #[cfg(unix)]
+            Command::Run(args) => run::execute(args),
         }
     }
 }

@@ -6,7 +6,10 @@ use std::io;
 use std::process::ExitCode;
 
 /// How `stagger` ends. Scripts may rely on these codes; a new command adds its
-/// own variants here, with a number that no other variant uses.
+/// own variants here, with a number that no other variant uses, except
+/// [`Exit::Command`], which passes on the code of the command that
+/// `stagger run` ran (as `timeout`, `nice` or `env` do), so a command's 1 or
+/// 2 reads like `stagger`'s own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exit {
     /// 0: the command did what was asked (also `--help`, `--version`, and a
@@ -18,7 +21,30 @@ pub enum Exit {
     /// 2: bad command-line options (clap's parse errors and our own
     /// validation alike). Nothing was run.
     Usage,
+    /// `stagger run`: the command's last attempt failed, or the run was
+    /// cancelled, and this is its status, 1 to 255:
+    /// - the exit code of the last attempt;
+    /// - 128 + N when signal N ended the last attempt (shell convention),
+    ///   such as 143 for a SIGTERM that `stagger` forwarded;
+    /// - [`TIMED_OUT`] (124, as `timeout`) when `--attempt-timeout` or the
+    ///   deadline stopped the last attempt;
+    /// - 128 + N when signal N cancelled the run while it waited between
+    ///   attempts (130 for SIGINT, 143 for SIGTERM).
+    ///
+    /// The command's success is [`Exit::Success`].
+    Command(u8),
+    /// 126: `stagger run` could not execute the command (permission denied,
+    /// not an executable), or the command stopped to read the terminal,
+    /// which it cannot do in its own process group (see `--foreground`).
+    /// Not retried.
+    CannotExecute,
+    /// 127: `stagger run` did not find the command. Not retried.
+    NotFound,
 }
+
+/// The status of an attempt that `--attempt-timeout` or the deadline
+/// stopped, whatever the command did on SIGTERM: 124, as `timeout` uses.
+pub const TIMED_OUT: u8 = 124;
 
 impl Exit {
     /// The process exit status.
@@ -27,6 +53,9 @@ impl Exit {
             Exit::Success => 0,
             Exit::Failure => 1,
             Exit::Usage => 2,
+            Exit::Command(code) => code,
+            Exit::CannotExecute => 126,
+            Exit::NotFound => 127,
         }
     }
 
@@ -96,7 +125,9 @@ mod tests {
 
     #[test]
     fn codes_are_stable() {
-        assert_eq!([Exit::Success, Exit::Failure, Exit::Usage].map(Exit::code), [0, 1, 2]);
+        let exits = [Exit::Success, Exit::Failure, Exit::Usage, Exit::CannotExecute, Exit::NotFound];
+        assert_eq!(exits.map(Exit::code), [0, 1, 2, 126, 127]);
+        assert_eq!(Exit::Command(143).code(), 143);
     }
 
     #[test]

@@ -1,14 +1,19 @@
-//! `stagger`: show retry schedules with exponential backoff and jitter, and
-//! (as their issues land) retry commands and run the contention experiments.
+//! `stagger`: show retry schedules with exponential backoff and jitter, retry
+//! commands, and (as their issues land) run the contention experiments.
 //!
-//! Exit codes are listed in [`exit::Exit`]: 0 success, 1 failure, 2 usage error.
+//! Exit codes are listed in [`exit::Exit`]: 0 success, 1 failure, 2 usage
+//! error; `stagger run` passes on its command's status, and uses 126 and 127
+//! for a command it cannot run.
 
 #![forbid(unsafe_code)]
 
+mod backoff_args;
 mod cli;
 mod duration;
 mod exit;
 mod output;
+#[cfg(unix)]
+mod run;
 mod schedule;
 
 use std::process::ExitCode;

@@ -294,3 +294,7 @@ mod schedule {
         assert_eq!(stagger(&[]).status.code(), Some(2), "a command is required");
     }
 }
+
+#[cfg(unix)]
+#[path = "cli/run.rs"]
+mod run;

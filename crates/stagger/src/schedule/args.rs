@@ -1,14 +1,8 @@
-//! The raw options of `stagger schedule`, as clap parses them. Nothing here
-//! is checked against the others yet: [`ScheduleConfig`](super::ScheduleConfig)
-//! does that.
+//! The raw options of `stagger schedule`, as clap parses them: the shared
+//! schedule options ([`BackoffArgs`]) and its own. Nothing here is checked
+//! against the others yet: [`ScheduleConfig`](super::ScheduleConfig) does that.
 
-use std::str::FromStr;
-use std::time::Duration;
-
-use clap::builder::{PossibleValuesParser, TypedValueParser};
-use staggered::{CapMode, Preset, Strategy};
-
-use crate::duration;
+use crate::backoff_args::BackoffArgs;
 use crate::output::Format;
 
 /// The most sequences `--samples` may ask for.
@@ -18,41 +12,9 @@ pub const MAX_SAMPLES: u32 = 1_000_000;
 /// [`Command::Schedule`](crate::cli::Command::Schedule)).
 #[derive(Debug, Clone, clap::Args)]
 pub struct ScheduleArgs {
-    /// Start from a published preset; the other options override its values.
-    #[arg(long, value_name = "NAME", value_parser = names::<Preset>(Preset::ALL.map(Preset::name)))]
-    pub preset: Option<Preset>,
-
-    /// The strategy [default: full, or the preset's].
-    #[arg(long, value_name = "NAME", value_parser = names::<Strategy>(Strategy::ALL.map(Strategy::name)))]
-    pub strategy: Option<Strategy>,
-
-    /// The delay unit, the first interval [default: 1s, or the preset's].
-    #[arg(long, value_name = "DUR", value_parser = duration::parse, allow_hyphen_values = true)]
-    pub base: Option<Duration>,
-
-    /// The growth of the interval per retry, at least 1 [default: 2, or the preset's].
-    #[arg(long, value_name = "F", allow_negative_numbers = true)]
-    pub multiplier: Option<f64>,
-
-    /// max_delay: the ceiling on every delay, or on the interval with
-    /// `--cap-mode interval` [default: 30s, or the preset's].
-    #[arg(long, value_name = "DUR", value_parser = duration::parse, allow_hyphen_values = true)]
-    pub cap: Option<Duration>,
-
-    /// The randomization (proportional) or jitter (additive) factor, in [0, 1]
-    /// [default: 0.5 proportional, 0.3 additive, or the preset's].
-    #[arg(long, value_name = "F", allow_negative_numbers = true)]
-    pub factor: Option<f64>,
-
-    /// Where the cap applies: `delay` (no delay exceeds it) or `interval`
-    /// (before randomizing, as seed 002) [default: delay, or the preset's].
-    #[arg(long, value_name = "MODE", value_parser = names::<CapMode>([CapMode::Delay.name(), CapMode::Interval.name()]))]
-    pub cap_mode: Option<CapMode>,
-
-    /// max_attempts: the total number of calls, first one included; N-1
-    /// retries [default: 5, or the preset's].
-    #[arg(long, value_name = "N", allow_negative_numbers = true)]
-    pub attempts: Option<u32>,
+    /// The schedule options, shared with `stagger run`.
+    #[command(flatten)]
+    pub backoff: BackoffArgs,
 
     /// Draw K sequences and add sampled percentiles (p50, p90, p99) and the
     /// mean per retry. With `--format csv` the default is 1.
@@ -69,52 +31,9 @@ pub struct ScheduleArgs {
     pub format: Format,
 }
 
-/// A value parser that lists `names` in `--help` and parses them with `T`'s
-/// `FromStr`, so the library stays the one place that knows the names.
-fn names<T>(names: impl IntoIterator<Item = &'static str>) -> impl TypedValueParser<Value = T>
-where
-    T: FromStr + Clone + Send + Sync + 'static,
-    T::Err: std::error::Error + Send + Sync + 'static,
-{
-    PossibleValuesParser::new(names).try_map(|name| name.parse::<T>())
-}
-
-/// An option of `stagger schedule` that an error message can blame. The
-/// spellings are checked against the clap definition by a test.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Opt {
-    /// `--base`
-    Base,
-    /// `--multiplier`
-    Multiplier,
-    /// `--cap`
-    Cap,
-    /// `--factor`
-    Factor,
-    /// `--attempts`
-    Attempts,
-    /// `--samples`
-    Samples,
-}
-
-impl Opt {
-    /// Every option, for the test that checks their spelling.
-    #[cfg(test)]
-    pub const ALL: [Opt; 6] =
-        [Opt::Base, Opt::Multiplier, Opt::Cap, Opt::Factor, Opt::Attempts, Opt::Samples];
-
-    /// The option as typed on the command line.
-    pub const fn flag(self) -> &'static str {
-        match self {
-            Opt::Base => "--base",
-            Opt::Multiplier => "--multiplier",
-            Opt::Cap => "--cap",
-            Opt::Factor => "--factor",
-            Opt::Attempts => "--attempts",
-            Opt::Samples => "--samples",
-        }
-    }
-}
+/// The option of `stagger schedule` besides the shared schedule options that
+/// an error message can blame.
+pub const SAMPLES_FLAG: &str = "--samples";
 
 #[cfg(test)]
 mod tests {
@@ -122,16 +41,10 @@ mod tests {
     use clap::CommandFactory;
 
     #[test]
-    fn every_opt_is_a_real_flag() {
+    fn samples_flag_is_a_real_flag() {
         let cli = crate::cli::Cli::command();
         let schedule = cli.find_subcommand("schedule").expect("schedule subcommand");
-        for opt in Opt::ALL {
-            let long = opt.flag().trim_start_matches("--");
-            assert!(
-                schedule.get_arguments().any(|arg| arg.get_long() == Some(long)),
-                "{} is not an option of stagger schedule",
-                opt.flag()
-            );
-        }
+        let long = SAMPLES_FLAG.trim_start_matches("--");
+        assert!(schedule.get_arguments().any(|arg| arg.get_long() == Some(long)));
     }
 }

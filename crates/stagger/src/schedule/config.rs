@@ -2,11 +2,9 @@
 //! turned into a [`Backoff`] and a plan for what to show, before anything runs.
 
 use anyhow::{anyhow, Context};
-use staggered::{Backoff, ConfigError, Field, Preset, Strategy};
+use staggered::{Backoff, Preset};
 
-use super::args::{Opt, ScheduleArgs};
-use super::report::uses_multiplier;
-use crate::duration;
+use super::args::{ScheduleArgs, SAMPLES_FLAG};
 use crate::exit::UsageError;
 use crate::output::Format;
 
@@ -54,9 +52,9 @@ impl ScheduleConfig {
     ///
     /// # Errors
     /// A [`UsageError`] naming the option at fault, with the library's
-    /// [`ConfigError`] or our own limit as the cause.
+    /// [`ConfigError`](staggered::ConfigError) or our own limit as the cause.
     pub fn from_args(args: &ScheduleArgs) -> anyhow::Result<Self> {
-        let backoff = build_backoff(args)?;
+        let backoff = args.backoff.build()?;
         let shown_retries = match backoff.max_attempts() {
             Some(attempts) => (attempts - 1).min(MAX_SHOWN_RETRIES),
             None => UNLIMITED_SHOWN_RETRIES,
@@ -71,11 +69,11 @@ impl ScheduleConfig {
                      {MAX_SAMPLED_DELAYS}; lower --samples or --attempts",
                     plan.sequences
                 ))
-                .context(UsageError::option(Opt::Samples.flag()));
+                .context(UsageError::option(SAMPLES_FLAG));
             }
         }
         Ok(ScheduleConfig {
-            preset: args.preset,
+            preset: args.backoff.preset,
             backoff,
             shown_retries,
             sampling,
@@ -85,72 +83,9 @@ impl ScheduleConfig {
     }
 }
 
-/// The preset's builder (or `full`'s defaults) with each given option applied.
-fn build_backoff(args: &ScheduleArgs) -> anyhow::Result<Backoff> {
-    let mut builder = match args.preset {
-        Some(preset) => preset.builder(),
-        None => Backoff::builder(Strategy::Full),
-    };
-    if let Some(strategy) = args.strategy {
-        builder = builder.with_strategy(strategy);
-    }
-    if let Some(base) = args.base {
-        builder = builder.with_base(base);
-    }
-    if let Some(multiplier) = args.multiplier {
-        builder = builder.with_multiplier(multiplier);
-    }
-    if let Some(cap) = args.cap {
-        builder = builder.with_max_delay(cap);
-    }
-    if let Some(factor) = args.factor {
-        builder = builder.with_factor(factor);
-    }
-    if let Some(cap_mode) = args.cap_mode {
-        builder = builder.with_cap_mode(cap_mode);
-    }
-    if let Some(attempts) = args.attempts {
-        builder = builder.with_max_attempts(attempts);
-    }
-    builder.build().map_err(|err| usage_error(err, args))
-}
-
-/// The library's error, blamed on the option that set the field.
-fn usage_error(err: ConfigError, args: &ScheduleArgs) -> anyhow::Error {
-    let opt = match err.field() {
-        Field::Base => Some(Opt::Base),
-        Field::Multiplier => Some(Opt::Multiplier),
-        Field::MaxDelay => Some(Opt::Cap),
-        Field::Factor => Some(Opt::Factor),
-        Field::MaxAttempts => Some(Opt::Attempts),
-        _ => None,
-    };
-    match (opt, args.base) {
-        // A `--base` above the default (or the preset's) cap: the user never
-        // typed `--cap`, so blame `--base` and say how to fix it.
-        (Some(Opt::Cap), Some(base)) if args.cap.is_none() => anyhow::Error::new(err)
-            .context(format!("base {} is above max_delay; raise --cap as well", duration::format(base)))
-            .context(UsageError::option(Opt::Base.flag())),
-        (Some(opt), _) => anyhow::Error::new(err).context(UsageError::option(opt.flag())),
-        (None, _) => anyhow::Error::new(err).context(UsageError::options()),
-    }
-}
-
 /// Notes on options that were accepted but change nothing here.
 fn warnings(args: &ScheduleArgs, backoff: &Backoff, sampling: bool) -> Vec<String> {
-    let strategy = backoff.strategy();
-    let mut warnings = Vec::new();
-    if args.factor.is_some() && !strategy.uses_factor() {
-        warnings.push(format!("--factor has no effect on {strategy}: only proportional and additive use it"));
-    }
-    if args.cap_mode.is_some() && !strategy.uses_factor() {
-        warnings.push(format!(
-            "--cap-mode has no effect on {strategy}: its delays never pass the interval, so both modes agree"
-        ));
-    }
-    if args.multiplier.is_some() && !uses_multiplier(strategy) {
-        warnings.push(format!("--multiplier has no effect on {strategy}"));
-    }
+    let mut warnings = args.backoff.warnings(backoff);
     if args.seed.is_some() && !sampling {
         warnings.push("--seed has no effect without --samples".to_owned());
     }
@@ -162,6 +97,7 @@ mod tests {
     use super::*;
     use crate::exit::Exit;
     use clap::Parser;
+    use staggered::Strategy;
     use std::time::Duration;
 
     /// `stagger schedule`'s options alone, to parse them as the CLI does.

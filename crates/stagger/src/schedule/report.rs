@@ -3,10 +3,11 @@
 
 use std::time::Duration;
 
-use staggered::{Backoff, Preset, Strategy};
+use staggered::{Backoff, Preset};
 
 use super::config::ScheduleConfig;
 use super::sampling::{self, SampledStats, Samples};
+pub use crate::backoff_args::uses_multiplier;
 use crate::output::Format;
 
 /// Retries whose largest delay the worst-case total adds up one by one. Past
@@ -141,12 +142,6 @@ impl ScheduleReport {
     }
 }
 
-/// Whether `strategy` reads the multiplier: `constant`, `decorrelated` and
-/// `smooth` do not (see [`staggered::BackoffBuilder`]).
-pub fn uses_multiplier(strategy: Strategy) -> bool {
-    !matches!(strategy, Strategy::Constant | Strategy::Decorrelated | Strategy::Smooth)
-}
-
 /// The worst case over all retries (or the shown ones, with no attempt limit).
 fn worst_case(backoff: &Backoff, total_retries: Option<u32>, shown: u32) -> WorstCase {
     let retries = total_retries.unwrap_or(shown);
@@ -164,6 +159,7 @@ fn worst_case(backoff: &Backoff, total_retries: Option<u32>, shown: u32) -> Wors
 mod tests {
     use super::*;
     use crate::schedule::config::SamplingPlan;
+    use staggered::Strategy;
 
     fn config(backoff: Backoff, shown: u32, sampling: Option<SamplingPlan>) -> ScheduleConfig {
         ScheduleConfig {

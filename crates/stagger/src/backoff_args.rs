@@ -1,0 +1,212 @@
+//! The schedule options that `stagger schedule` and `stagger run` share
+//! (`--preset --strategy --base --multiplier --cap --factor --cap-mode
+//! --attempts`), flattened into each command's options, and their checks:
+//! [`BackoffArgs::build`] turns them into a [`Backoff`] or a usage error that
+//! names the option at fault.
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+use staggered::{Backoff, CapMode, ConfigError, Field, Preset, Strategy};
+
+use crate::duration;
+use crate::exit::UsageError;
+
+/// The schedule options, as clap parses them. Each command flattens them
+/// into its own options with `#[command(flatten)]`.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct BackoffArgs {
+    /// Start from a published preset; the other options override its values.
+    #[arg(long, value_name = "NAME", value_parser = names::<Preset>(Preset::ALL.map(Preset::name)))]
+    pub preset: Option<Preset>,
+
+    /// The strategy [default: full, or the preset's].
+    #[arg(long, value_name = "NAME", value_parser = names::<Strategy>(Strategy::ALL.map(Strategy::name)))]
+    pub strategy: Option<Strategy>,
+
+    /// The delay unit, the first interval [default: 1s, or the preset's].
+    #[arg(long, value_name = "DUR", value_parser = duration::parse, allow_hyphen_values = true)]
+    pub base: Option<Duration>,
+
+    /// The growth of the interval per retry, at least 1 [default: 2, or the preset's].
+    #[arg(long, value_name = "F", allow_negative_numbers = true)]
+    pub multiplier: Option<f64>,
+
+    /// max_delay: the ceiling on every delay, or on the interval with
+    /// `--cap-mode interval` [default: 30s, or the preset's].
+    #[arg(long, value_name = "DUR", value_parser = duration::parse, allow_hyphen_values = true)]
+    pub cap: Option<Duration>,
+
+    /// The randomization (proportional) or jitter (additive) factor, in [0, 1]
+    /// [default: 0.5 proportional, 0.3 additive, or the preset's].
+    #[arg(long, value_name = "F", allow_negative_numbers = true)]
+    pub factor: Option<f64>,
+
+    /// Where the cap applies: `delay` (no delay exceeds it) or `interval`
+    /// (before randomizing, as seed 002) [default: delay, or the preset's].
+    #[arg(long, value_name = "MODE", value_parser = names::<CapMode>([CapMode::Delay.name(), CapMode::Interval.name()]))]
+    pub cap_mode: Option<CapMode>,
+
+    /// max_attempts: the total number of calls, first one included; N-1
+    /// retries [default: 5, or the preset's].
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub attempts: Option<u32>,
+}
+
+/// A value parser that lists `names` in `--help` and parses them with `T`'s
+/// `FromStr`, so the library stays the one place that knows the names.
+fn names<T>(names: impl IntoIterator<Item = &'static str>) -> impl TypedValueParser<Value = T>
+where
+    T: FromStr + Clone + Send + Sync + 'static,
+    T::Err: std::error::Error + Send + Sync + 'static,
+{
+    PossibleValuesParser::new(names).try_map(|name| name.parse::<T>())
+}
+
+/// A schedule option that an error message can blame. The spellings are
+/// checked against the clap definition of every command by a test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Opt {
+    /// `--base`
+    Base,
+    /// `--multiplier`
+    Multiplier,
+    /// `--cap`
+    Cap,
+    /// `--factor`
+    Factor,
+    /// `--attempts`
+    Attempts,
+}
+
+impl Opt {
+    /// Every option, for the test that checks their spelling.
+    #[cfg(test)]
+    pub const ALL: [Opt; 5] = [Opt::Base, Opt::Multiplier, Opt::Cap, Opt::Factor, Opt::Attempts];
+
+    /// The option as typed on the command line.
+    pub const fn flag(self) -> &'static str {
+        match self {
+            Opt::Base => "--base",
+            Opt::Multiplier => "--multiplier",
+            Opt::Cap => "--cap",
+            Opt::Factor => "--factor",
+            Opt::Attempts => "--attempts",
+        }
+    }
+}
+
+impl BackoffArgs {
+    /// The preset's builder (or `full`'s defaults) with each given option
+    /// applied, built.
+    ///
+    /// # Errors
+    /// A [`UsageError`] naming the option at fault, with the library's
+    /// [`ConfigError`] as the cause.
+    pub fn build(&self) -> anyhow::Result<Backoff> {
+        let mut builder = match self.preset {
+            Some(preset) => preset.builder(),
+            None => Backoff::builder(Strategy::Full),
+        };
+        if let Some(strategy) = self.strategy {
+            builder = builder.with_strategy(strategy);
+        }
+        if let Some(base) = self.base {
+            builder = builder.with_base(base);
+        }
+        if let Some(multiplier) = self.multiplier {
+            builder = builder.with_multiplier(multiplier);
+        }
+        if let Some(cap) = self.cap {
+            builder = builder.with_max_delay(cap);
+        }
+        if let Some(factor) = self.factor {
+            builder = builder.with_factor(factor);
+        }
+        if let Some(cap_mode) = self.cap_mode {
+            builder = builder.with_cap_mode(cap_mode);
+        }
+        if let Some(attempts) = self.attempts {
+            builder = builder.with_max_attempts(attempts);
+        }
+        builder.build().map_err(|err| self.usage_error(err))
+    }
+
+    /// The library's error, blamed on the option that set the field.
+    fn usage_error(&self, err: ConfigError) -> anyhow::Error {
+        let opt = match err.field() {
+            Field::Base => Some(Opt::Base),
+            Field::Multiplier => Some(Opt::Multiplier),
+            Field::MaxDelay => Some(Opt::Cap),
+            Field::Factor => Some(Opt::Factor),
+            Field::MaxAttempts => Some(Opt::Attempts),
+            _ => None,
+        };
+        match (opt, self.base) {
+            // A `--base` above the default (or the preset's) cap: the user never
+            // typed `--cap`, so blame `--base` and say how to fix it.
+            (Some(Opt::Cap), Some(base)) if self.cap.is_none() => anyhow::Error::new(err)
+                .context(format!("base {} is above max_delay; raise --cap as well", duration::format(base)))
+                .context(UsageError::option(Opt::Base.flag())),
+            (Some(opt), _) => anyhow::Error::new(err).context(UsageError::option(opt.flag())),
+            (None, _) => anyhow::Error::new(err).context(UsageError::options()),
+        }
+    }
+
+    /// Notes on schedule options that were accepted but change nothing for
+    /// `backoff`, the schedule they built.
+    pub fn warnings(&self, backoff: &Backoff) -> Vec<String> {
+        let strategy = backoff.strategy();
+        let mut warnings = Vec::new();
+        if self.factor.is_some() && !strategy.uses_factor() {
+            warnings
+                .push(format!("--factor has no effect on {strategy}: only proportional and additive use it"));
+        }
+        if self.cap_mode.is_some() && !strategy.uses_factor() {
+            warnings.push(format!(
+                "--cap-mode has no effect on {strategy}: its delays never pass the interval, so both modes agree"
+            ));
+        }
+        if self.multiplier.is_some() && !uses_multiplier(strategy) {
+            warnings.push(format!("--multiplier has no effect on {strategy}"));
+        }
+        warnings
+    }
+}
+
+/// Whether `strategy` reads the multiplier: `constant`, `decorrelated` and
+/// `smooth` do not (see [`staggered::BackoffBuilder`]).
+pub fn uses_multiplier(strategy: Strategy) -> bool {
+    !matches!(strategy, Strategy::Constant | Strategy::Decorrelated | Strategy::Smooth)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn every_opt_is_a_real_flag_of_every_command_that_shares_them() {
+        let cli = crate::cli::Cli::command();
+        for name in ["schedule", "run"] {
+            let command = cli.find_subcommand(name).expect("subcommand");
+            for opt in Opt::ALL {
+                let long = opt.flag().trim_start_matches("--");
+                assert!(
+                    command.get_arguments().any(|arg| arg.get_long() == Some(long)),
+                    "{} is not an option of stagger {name}",
+                    opt.flag()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn default_args_build_full_jitter() {
+        assert_eq!(
+            BackoffArgs::default().build().unwrap(),
+            Backoff::builder(Strategy::Full).build().unwrap()
+        );
+    }
+}

@@ -1,0 +1,112 @@
+//! The raw options of `stagger run`, as clap parses them: the shared
+//! schedule options ([`BackoffArgs`]) and its own. [`RunConfig`](super::RunConfig)
+//! checks them together.
+
+use std::ffi::OsString;
+use std::time::Duration;
+
+use super::codes::{self, ExitCodes};
+use super::log::LogFormat;
+use crate::backoff_args::BackoffArgs;
+use crate::duration;
+
+/// The options of `stagger run` (its help text is on
+/// [`Command::Run`](crate::cli::Command::Run)).
+#[derive(Debug, Clone, clap::Args)]
+pub struct RunArgs {
+    /// The schedule options, shared with `stagger schedule`.
+    #[command(flatten)]
+    pub backoff: BackoffArgs,
+
+    /// Seed for the jitter: the same seed gives the same delays [default:
+    /// from OS entropy].
+    #[arg(long, value_name = "S", allow_negative_numbers = true)]
+    pub seed: Option<u64>,
+
+    /// The total time budget from the start of attempt 1, attempts
+    /// included: no retry waits past it, and a running attempt is stopped
+    /// there [default: none, or the preset's].
+    #[arg(long, value_name = "DUR", value_parser = duration::parse, allow_hyphen_values = true)]
+    pub deadline: Option<Duration>,
+
+    /// Stop an attempt that runs longer than this (SIGTERM, then SIGKILL
+    /// after --kill-after) and count it as a failure to retry; its status is
+    /// 124 [default: no limit].
+    #[arg(long, value_name = "DUR", value_parser = duration::parse, allow_hyphen_values = true)]
+    pub attempt_timeout: Option<Duration>,
+
+    /// The grace between SIGTERM and SIGKILL for an attempt stopped at its
+    /// time limit.
+    #[arg(long, value_name = "DUR", value_parser = duration::parse, allow_hyphen_values = true, default_value = "2s")]
+    pub kill_after: Duration,
+
+    /// Retry only these non-zero exit codes; any other stops at once. A
+    /// comma list of codes and ranges, such as 1,2,75-78 [default: retry
+    /// every non-zero exit code].
+    #[arg(long, value_name = "CODES", value_parser = codes::parse, conflicts_with = "stop_on_exit", allow_hyphen_values = true)]
+    pub retry_on_exit: Option<ExitCodes>,
+
+    /// Stop at once on these exit codes, and retry any other non-zero one.
+    /// Same form as --retry-on-exit.
+    #[arg(long, value_name = "CODES", value_parser = codes::parse, allow_hyphen_values = true)]
+    pub stop_on_exit: Option<ExitCodes>,
+
+    /// How to log retries on standard error: a line of text each, or a JSON
+    /// object per line (`retry_attempt`, then `give_up` if it gives up).
+    #[arg(long, value_name = "FORMAT", value_enum, default_value_t = LogFormat::Human)]
+    pub log_format: LogFormat,
+
+    /// Log no retries and no give-up; errors still show.
+    #[arg(long, short)]
+    pub quiet: bool,
+
+    /// Run the command in stagger's process group, so that it can read the
+    /// terminal. Then a time limit stops only its own process, not its
+    /// children, and of the signals stagger receives only SIGTERM is passed
+    /// on (the terminal signals the whole group itself).
+    #[arg(long)]
+    pub foreground: bool,
+
+    /// The command to run and its arguments, best after `--`.
+    #[arg(
+        value_name = "COMMAND",
+        required = true,
+        num_args = 1..,
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_parser = clap::value_parser!(OsString)
+    )]
+    pub command: Vec<OsString>,
+}
+
+/// The options of `stagger run` that an error message can blame, besides
+/// the shared schedule options. A test checks them against the clap
+/// definition.
+pub mod flag {
+    /// `--deadline`
+    pub const DEADLINE: &str = "--deadline";
+    /// `--attempt-timeout`
+    pub const ATTEMPT_TIMEOUT: &str = "--attempt-timeout";
+    /// `--retry-on-exit`
+    pub const RETRY_ON_EXIT: &str = "--retry-on-exit";
+
+    /// Every flag above.
+    #[cfg(test)]
+    pub const ALL: [&str; 3] = [DEADLINE, ATTEMPT_TIMEOUT, RETRY_ON_EXIT];
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn flags_are_real() {
+        let cli = crate::cli::Cli::command();
+        let run = cli.find_subcommand("run").expect("run subcommand");
+        for flag in flag::ALL {
+            let long = flag.trim_start_matches("--");
+            assert!(run.get_arguments().any(|arg| arg.get_long() == Some(long)), "{flag}");
+        }
+    }
+}

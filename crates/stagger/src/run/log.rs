@@ -1,0 +1,292 @@
+//! The lines `stagger run` writes to standard error about its retries: one
+//! per retry and one on giving up, as text for a person or as one JSON
+//! object per line with seed 004's fields (`event: "retry_attempt"`,
+//! `attempt`, `max_attempts`, `delay_ms`, `error_type`, `error_message`,
+//! `timestamp`). The formatters are pure: the caller passes the time.
+
+use std::time::{Duration, SystemTime};
+
+use serde::Serialize;
+use staggered::{ErrorKind, StopReason};
+
+use super::outcome::Outcome;
+use super::signals;
+use crate::duration;
+
+/// The formats of `--log-format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    /// `stagger: attempt 1/5 failed (exit code 1); retrying in 1.234s`
+    Human,
+    /// One JSON object per line.
+    Json,
+}
+
+/// A failed attempt that will be retried.
+#[derive(Debug, Clone, Copy)]
+pub struct RetryRecord<'a> {
+    /// The attempt that failed, from 1.
+    pub attempt: u32,
+    /// max_attempts, if limited.
+    pub max_attempts: Option<u32>,
+    /// The wait before the next attempt.
+    pub delay: Duration,
+    /// How the attempt ended.
+    pub outcome: &'a Outcome,
+    /// How the decision classified it.
+    pub kind: ErrorKind,
+    /// The time since attempt 1 started.
+    pub elapsed: Duration,
+    /// When the line is written.
+    pub timestamp: SystemTime,
+}
+
+/// The end of the retrying, without success.
+#[derive(Debug, Clone, Copy)]
+pub struct GiveUpRecord<'a> {
+    /// The last attempt made, from 1.
+    pub attempt: u32,
+    /// max_attempts, if limited.
+    pub max_attempts: Option<u32>,
+    /// Why the retrying stopped.
+    pub reason: StopReason,
+    /// How the last attempt ended.
+    pub outcome: &'a Outcome,
+    /// The signal that cancelled the run, if one did.
+    pub signal: Option<i32>,
+    /// The status `stagger` exits with.
+    pub exit_code: u8,
+    /// The time since attempt 1 started.
+    pub elapsed: Duration,
+    /// When the line is written.
+    pub timestamp: SystemTime,
+}
+
+/// The JSON object of a retry.
+#[derive(Serialize)]
+struct RetryJson<'a> {
+    event: &'static str,
+    attempt: u32,
+    max_attempts: Option<u32>,
+    delay_ms: u64,
+    error_type: &'static str,
+    error_message: &'a str,
+    error_kind: &'static str,
+    exit_code: u8,
+    elapsed_ms: u64,
+    timestamp: String,
+}
+
+/// The JSON object of a give-up.
+#[derive(Serialize)]
+struct GiveUpJson<'a> {
+    event: &'static str,
+    attempt: u32,
+    max_attempts: Option<u32>,
+    reason: &'static str,
+    error_type: &'static str,
+    error_message: &'a str,
+    exit_code: u8,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    signal: Option<String>,
+    elapsed_ms: u64,
+    timestamp: String,
+}
+
+/// The line for a retry, without the newline.
+pub fn retry_line(format: LogFormat, record: &RetryRecord<'_>) -> String {
+    let message = record.outcome.message();
+    match format {
+        LogFormat::Human => format!(
+            "stagger: {} failed ({message}); retrying in {}",
+            attempt_of(record.attempt, record.max_attempts),
+            duration::format_significant(record.delay, 4)
+        ),
+        LogFormat::Json => json(&RetryJson {
+            event: "retry_attempt",
+            attempt: record.attempt,
+            max_attempts: record.max_attempts,
+            delay_ms: millis(record.delay),
+            error_type: record.outcome.error_type(),
+            error_message: &message,
+            error_kind: record.kind.name(),
+            exit_code: record.outcome.exit_code(),
+            elapsed_ms: millis(record.elapsed),
+            timestamp: timestamp(record.timestamp),
+        }),
+    }
+}
+
+/// The line for giving up, without the newline.
+pub fn give_up_line(format: LogFormat, record: &GiveUpRecord<'_>) -> String {
+    let message = record.outcome.message();
+    match format {
+        LogFormat::Human => {
+            let reason = match (record.reason, record.signal) {
+                (StopReason::Cancelled, Some(signal)) => format!("cancelled by {}", signals::name(signal)),
+                (reason, _) => reason.to_string(),
+            };
+            format!(
+                "stagger: {} failed ({message}); giving up: {reason}",
+                attempt_of(record.attempt, record.max_attempts)
+            )
+        }
+        LogFormat::Json => json(&GiveUpJson {
+            event: "give_up",
+            attempt: record.attempt,
+            max_attempts: record.max_attempts,
+            reason: record.reason.name(),
+            error_type: record.outcome.error_type(),
+            error_message: &message,
+            exit_code: record.exit_code,
+            signal: record.signal.map(signals::name),
+            elapsed_ms: millis(record.elapsed),
+            timestamp: timestamp(record.timestamp),
+        }),
+    }
+}
+
+/// `attempt 2/5`, or `attempt 2` with no attempt limit.
+fn attempt_of(attempt: u32, max_attempts: Option<u32>) -> String {
+    match max_attempts {
+        Some(max) => format!("attempt {attempt}/{max}"),
+        None => format!("attempt {attempt}"),
+    }
+}
+
+/// Whole milliseconds, as the library's `tracing` events count them.
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// RFC 3339 in UTC with milliseconds, as JavaScript's `toISOString()`
+/// writes it in seed 004: `2024-05-01T12:00:00.123Z`.
+fn timestamp(time: SystemTime) -> String {
+    humantime::format_rfc3339_millis(time).to_string()
+}
+
+/// One line of JSON. Serializing these plain structs cannot fail.
+fn json(value: &impl Serialize) -> String {
+    serde_json::to_string(value).expect("log records serialize")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::outcome::{Cut, TimeLimit};
+    use serde_json::{json, Value};
+
+    const MS: Duration = Duration::from_millis(1);
+
+    /// 2024-05-01T12:00:00.123Z
+    fn noon() -> SystemTime {
+        SystemTime::UNIX_EPOCH + Duration::from_millis(1_714_564_800_123)
+    }
+
+    fn retry(outcome: &Outcome, max_attempts: Option<u32>) -> RetryRecord<'_> {
+        RetryRecord {
+            attempt: 1,
+            max_attempts,
+            delay: Duration::from_micros(1_234_567),
+            outcome,
+            kind: ErrorKind::Transient,
+            elapsed: 42 * MS,
+            timestamp: noon(),
+        }
+    }
+
+    fn give_up(outcome: &Outcome, reason: StopReason, signal: Option<i32>) -> GiveUpRecord<'_> {
+        GiveUpRecord {
+            attempt: 3,
+            max_attempts: Some(3),
+            reason,
+            outcome,
+            signal,
+            exit_code: 3,
+            elapsed: 1500 * MS,
+            timestamp: noon(),
+        }
+    }
+
+    #[test]
+    fn human_retry_lines() {
+        assert_eq!(
+            retry_line(LogFormat::Human, &retry(&Outcome::Exited(1), Some(5))),
+            "stagger: attempt 1/5 failed (exit code 1); retrying in 1.235s"
+        );
+        let timed_out = Outcome::TimedOut(TimeLimit { after: 200 * MS, cut: Cut::AttemptTimeout });
+        assert_eq!(
+            retry_line(LogFormat::Human, &retry(&timed_out, None)),
+            "stagger: attempt 1 failed (timed out after 200ms); retrying in 1.235s"
+        );
+    }
+
+    #[test]
+    fn json_retry_lines_carry_seed_004_fields() {
+        let line = retry_line(LogFormat::Json, &retry(&Outcome::Signaled(9), Some(5)));
+        assert!(!line.contains('\n'));
+        let value: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(
+            value,
+            json!({
+                "event": "retry_attempt",
+                "attempt": 1,
+                "max_attempts": 5,
+                "delay_ms": 1234,
+                "error_type": "signal",
+                "error_message": "killed by SIGKILL",
+                "error_kind": "transient",
+                "exit_code": 137,
+                "elapsed_ms": 42,
+                "timestamp": "2024-05-01T12:00:00.123Z",
+            })
+        );
+        let unlimited = retry_line(LogFormat::Json, &retry(&Outcome::Exited(1), None));
+        let value: Value = serde_json::from_str(&unlimited).unwrap();
+        assert_eq!(value["max_attempts"], Value::Null);
+    }
+
+    #[test]
+    fn human_give_up_lines() {
+        assert_eq!(
+            give_up_line(
+                LogFormat::Human,
+                &give_up(&Outcome::Exited(3), StopReason::AttemptsExhausted, None)
+            ),
+            "stagger: attempt 3/3 failed (exit code 3); giving up: attempts exhausted"
+        );
+        assert_eq!(
+            give_up_line(LogFormat::Human, &give_up(&Outcome::Signaled(15), StopReason::Cancelled, None)),
+            "stagger: attempt 3/3 failed (killed by SIGTERM); giving up: cancelled"
+        );
+        assert_eq!(
+            give_up_line(LogFormat::Human, &give_up(&Outcome::Exited(3), StopReason::Cancelled, Some(2))),
+            "stagger: attempt 3/3 failed (exit code 3); giving up: cancelled by SIGINT"
+        );
+    }
+
+    #[test]
+    fn json_give_up_lines() {
+        let line = give_up_line(LogFormat::Json, &give_up(&Outcome::Exited(3), StopReason::Deadline, None));
+        let value: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(
+            value,
+            json!({
+                "event": "give_up",
+                "attempt": 3,
+                "max_attempts": 3,
+                "reason": "deadline",
+                "error_type": "exit_code",
+                "error_message": "exit code 3",
+                "exit_code": 3,
+                "elapsed_ms": 1500,
+                "timestamp": "2024-05-01T12:00:00.123Z",
+            })
+        );
+        let line =
+            give_up_line(LogFormat::Json, &give_up(&Outcome::Exited(3), StopReason::Cancelled, Some(15)));
+        let value: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(value["signal"], "SIGTERM");
+        assert_eq!(value["reason"], "cancelled");
+    }
+}
