@@ -290,7 +290,11 @@ impl BackoffBuilder {
             return Err(ConfigError::float(Field::Multiplier, Rule::AtLeast(1.0), multiplier));
         }
         if self.max_delay < self.base {
-            return Err(ConfigError::duration(Field::MaxDelay, Rule::NotBelowBase(self.base), self.max_delay));
+            return Err(ConfigError::duration(
+                Field::MaxDelay,
+                Rule::NotBelowBase(self.base),
+                self.max_delay,
+            ));
         }
         let factor = self.factor.unwrap_or(match self.strategy {
             Strategy::Additive => 0.3,

@@ -72,7 +72,8 @@ pub enum StopReason {
     AttemptsExhausted,
     /// The error was classified permanent.
     Permanent,
-    /// The next wait would end after the deadline.
+    /// The next attempt could not start before the deadline: the wait
+    /// would end at or after it.
     Deadline,
     /// The server asked for a longer wait than allowed, or said never.
     HintTooLong,
@@ -102,7 +103,7 @@ impl fmt::Display for StopReason {
         f.write_str(match self {
             StopReason::AttemptsExhausted => "attempts exhausted",
             StopReason::Permanent => "permanent error",
-            StopReason::Deadline => "deadline reached",
+            StopReason::Deadline => "no time left before the deadline",
             StopReason::HintTooLong => "server hint longer than allowed",
             StopReason::BudgetExhausted => "retry budget exhausted",
             StopReason::Cancelled => "cancelled",
@@ -191,6 +192,13 @@ impl<D: Iterator<Item = Duration>, B: Budget> Decision<D, B> {
         self.cancelled = true;
     }
 
+    /// Whether [`cancel`](Decision::cancel) was called: a driver cancelled
+    /// while waiting, with no new failure to report, stops with
+    /// [`StopReason::Cancelled`] on its own.
+    pub const fn is_cancelled(&self) -> bool {
+        self.cancelled
+    }
+
     /// Records that the current attempt succeeded (the budget may refund).
     pub fn on_success(&mut self) {
         self.budget.deposit(self.attempt);
@@ -235,7 +243,9 @@ impl<D: Iterator<Item = Duration>, B: Budget> Decision<D, B> {
             }
         };
         if let Some(deadline) = self.limits.deadline {
-            if elapsed.checked_add(wait).is_none_or(|end| end > deadline) {
+            // An attempt that would start exactly at the deadline would have
+            // no time to run: that is a stop too.
+            if elapsed.checked_add(wait).is_none_or(|end| end >= deadline) {
                 return Err(StopReason::Deadline);
             }
         }
@@ -317,12 +327,14 @@ mod tests {
     fn never_sleeps_past_the_deadline() {
         let limits = Limits::NONE.with_deadline(Some(Duration::from_millis(2500)));
         let mut d = Decision::new(ones(), limits);
-        assert_eq!(d.on_failure(&Failure::TRANSIENT, Duration::from_millis(1500)), Action::Retry(SEC));
+        assert_eq!(d.on_failure(&Failure::TRANSIENT, Duration::from_millis(1499)), Action::Retry(SEC));
         assert_eq!(d.time_left(Duration::from_millis(2000)), Some(Duration::from_millis(500)));
+        // A wait ending exactly at the deadline would leave the attempt no time.
         assert_eq!(
-            d.on_failure(&Failure::TRANSIENT, Duration::from_millis(1501)),
+            d.on_failure(&Failure::TRANSIENT, Duration::from_millis(1500)),
             Action::Stop(StopReason::Deadline)
         );
+        assert!(!d.is_cancelled());
         let mut d = Decision::new(ones(), limits);
         assert_eq!(d.on_failure(&Failure::TRANSIENT, Duration::MAX), Action::Stop(StopReason::Deadline));
     }
