@@ -72,18 +72,26 @@ mod error;
 mod event;
 mod future;
 pub mod hint;
+#[cfg(feature = "http")]
+pub mod http;
 mod math;
 mod policy;
 mod preset;
+#[cfg(feature = "reqwest")]
+pub mod reqwest;
 mod retry_error;
 mod rng;
 mod schedule;
+#[cfg(feature = "std")]
+pub mod service;
 pub mod sleep;
 mod smooth;
 mod strategy;
 #[cfg(feature = "test-util")]
 pub mod test_util;
 mod timeout;
+#[cfg(feature = "tower")]
+pub mod tower;
 mod trace;
 
 pub use backoff::{Backoff, BackoffBuilder};
