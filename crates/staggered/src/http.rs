@@ -25,7 +25,7 @@
 //! assert_eq!(failure.hint, Some(Hint::After(Duration::from_secs(3))));
 //!
 //! let post = Request::post("http://127.0.0.1/pay").body(String::new()).unwrap();
-//! assert!(IdempotentOnly::default().clone_request(&post).is_none(), "sent once");
+//! assert!(IdempotentOnly::new().clone_request(&post).is_none(), "sent once");
 //! ```
 
 use core::fmt;
@@ -220,6 +220,13 @@ impl<B, E> ClassifyResult<Response<B>, E> for ClassifyHttp {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct IdempotentOnly<Q = ByClone>(pub Q);
 
+impl IdempotentOnly {
+    /// Clones repeatable requests with `Clone`.
+    pub const fn new() -> Self {
+        IdempotentOnly(ByClone)
+    }
+}
+
 impl<B, Q: CloneRequest<Request<B>>> CloneRequest<Request<B>> for IdempotentOnly<Q> {
     fn clone_request(&self, request: &Request<B>) -> Option<Request<B>> {
         if is_repeatable(request.method(), request.headers()) {
@@ -283,9 +290,9 @@ mod tests {
         let get = Request::get("/").body(()).unwrap();
         let post = Request::post("/").body(()).unwrap();
         let keyed = Request::post("/").header("Idempotency-Key", "abc").body(()).unwrap();
-        assert!(IdempotentOnly::default().clone_request(&get).is_some());
-        assert!(IdempotentOnly::default().clone_request(&post).is_none());
-        assert!(IdempotentOnly::default().clone_request(&keyed).is_some());
+        assert!(IdempotentOnly::new().clone_request(&get).is_some());
+        assert!(IdempotentOnly::new().clone_request(&post).is_none());
+        assert!(IdempotentOnly::new().clone_request(&keyed).is_some());
         for method in [Method::POST, Method::PATCH, Method::CONNECT] {
             assert!(!is_idempotent(&method), "{method}");
         }

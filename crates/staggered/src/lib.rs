@@ -66,6 +66,8 @@ mod blocking;
 mod bounds;
 pub mod budget;
 pub mod classify;
+#[cfg(feature = "serde")]
+pub mod config;
 mod decision;
 mod delays;
 mod error;

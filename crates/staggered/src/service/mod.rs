@@ -186,7 +186,10 @@ mod tests {
         let only_boom = RetryIf(|e: &&str| *e == "boom");
         assert_eq!(only_boom.classify_result(ok), None);
         assert_eq!(only_boom.classify_result(err).map(|f| f.kind), Some(ErrorKind::Transient));
-        assert_eq!(only_boom.classify_result(Err(&"other")).map(|f| f.kind), Some(ErrorKind::Permanent));
+        assert_eq!(
+            only_boom.classify_result(Err::<&u8, _>(&"other")).map(|f| f.kind),
+            Some(ErrorKind::Permanent)
+        );
     }
 
     #[test]
