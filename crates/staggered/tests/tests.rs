@@ -15,5 +15,6 @@
 //!   window on a mock clock, and a budget shared across operations.
 
 mod budget;
+mod integrations;
 mod retry;
 mod schedules;
