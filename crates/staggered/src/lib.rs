@@ -56,6 +56,20 @@
 //! # Crate features
 //! - `std` (default): entropy seeding, [`Backoff::delays`] and [`Schedule`]
 //!   for [`Backoff`]. Without it the crate is `no_std`; seed explicitly.
+//! - `http`: [`http`](mod@crate::http) classifies `http` responses by status
+//!   and server hints ([`http::ClassifyHttp`]) and clones only requests that
+//!   are safe to repeat ([`http::IdempotentOnly`]).
+//! - `tower`: [`tower::RetryLayer`], a tower middleware on the same retry
+//!   decision (implies `tokio`, whose timer it uses by default).
+//! - `reqwest`: [`reqwest::RetryMiddleware`] for `reqwest-middleware`: HTTP
+//!   statuses, `Retry-After` and friends, idempotent requests only unless
+//!   opted in (implies `http` and `tokio`; reqwest without TLS).
+//! - `serde`: [`config::RetryConfig`], a whole retry configuration from TOML
+//!   or JSON with human durations and errors that name the field.
+//!
+//! Runnable programs are in `examples/`: `blocking`, `tokio`,
+//! `shared_budget`, `tower_stack` and `reqwest_retry_after`
+//! (`cargo run -p staggered --example NAME --all-features`).
 
 #![cfg_attr(not(feature = "std"), no_std)]
 #![deny(missing_docs)]

@@ -4,9 +4,9 @@
 //! [`Decision`](crate::Decision) from the [`RetryPolicy`] (schedule,
 //! `max_attempts`, deadline, server hints, budget, hooks and `tracing`, the
 //! same rules as the blocking and async drivers), a
-//! [`ClassifyResult`](crate::service::ClassifyResult) decides which
+//! [`ClassifyResult`] decides which
 //! responses and errors are failures, and a
-//! [`CloneRequest`](crate::service::CloneRequest) makes the copy each retry
+//! [`CloneRequest`] makes the copy each retry
 //! sends. A request that cannot be cloned is sent once and never retried.
 //!
 //! ```
@@ -54,12 +54,12 @@
 //! The first success, or, once the policy stops, the last attempt's outcome
 //! as it came: a failed response stays a response (an HTTP 503), an error
 //! stays the service's error. Hooks ([`RetryPolicy::on_retry`]) and the
-//! `tracing` events get a [`FailedAttempt`](crate::service::FailedAttempt)
+//! `tracing` events get a [`FailedAttempt`]
 //! with the stop reason in the give-up event.
 //!
 //! # Time
-//! Waits use the layer's [`Sleeper`](crate::sleep::Sleeper) and the deadline
-//! its [`Clock`](crate::sleep::Clock): tokio's by default, any runtime's with
+//! Waits use the layer's [`Sleeper`] and the deadline
+//! its [`Clock`]: tokio's by default, any runtime's with
 //! [`RetryLayer::with_timer`] (a recording sleeper in tests). A per-attempt
 //! timeout ([`RetryPolicy::with_attempt_timeout`]) races each attempt against
 //! that sleeper, clipped to the deadline, and needs the service's error type
