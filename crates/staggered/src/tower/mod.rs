@@ -50,6 +50,12 @@
 //! `poll_ready` ends the request with that error. The clone is made only for
 //! a request that can be retried.
 //!
+//! # Requirements
+//! The inner service is `Clone` and its error type `Display` (for hooks and
+//! `tracing`); the schedule's delays are `Send + 'static` (a
+//! [`Backoff`](crate::Backoff)'s are): a failing request boxes them once, so
+//! that [`ResponseFuture`] need not name the schedule.
+//!
 //! # What the caller gets
 //! The first success, or, once the policy stops, the last attempt's outcome
 //! as it came: a failed response stays a response (an HTTP 503), an error

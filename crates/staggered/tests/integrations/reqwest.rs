@@ -57,6 +57,24 @@ async fn a_flaky_endpoint_succeeds_on_the_third_attempt() {
 }
 
 #[tokio::test]
+async fn a_refused_connection_retries_and_a_404_does_not() {
+    let closed = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/", closed.local_addr().unwrap());
+    drop(closed);
+    let (client, sleeper) = recorded(RetryMiddleware::policy_for(backoff(3)));
+    let err = client.get(url).send().await.unwrap_err();
+    assert!(err.is_connect(), "{err}");
+    assert_eq!(sleeper.sleeps().len(), 2, "connection refused is transient");
+
+    let server = Server::start(|_, _| Reply::status(404)).await;
+    let (client, sleeper) = recorded(RetryMiddleware::policy_for(backoff(3)));
+    let response = client.get(server.url("/missing")).send().await.unwrap();
+    assert_eq!((response.status(), server.hits()), (StatusCode::NOT_FOUND, 1));
+    assert_eq!(report(&response).stopped, Some(StopReason::Permanent));
+    assert!(sleeper.sleeps().is_empty());
+}
+
+#[tokio::test]
 async fn retry_after_is_honoured_in_seconds_dates_and_milliseconds() {
     let date = httpdate::fmt_http_date(SystemTime::now() + Duration::from_secs(3));
     let cases: [(&'static str, String, Duration, Duration); 3] = [
