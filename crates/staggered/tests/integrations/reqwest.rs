@@ -224,10 +224,14 @@ async fn a_hanging_endpoint_is_cut_by_the_attempt_timeout() {
     let elapsed = start.elapsed();
     assert_eq!((response.status(), server.hits()), (StatusCode::OK, 2));
     assert!(elapsed >= Duration::from_millis(150) && elapsed < Duration::from_secs(5), "{elapsed:?}");
+    // One cut attempt (two if a loaded machine cut the first before it reached the server).
     let events = timed_out.lock().unwrap().clone();
-    assert_eq!(events.len(), 1);
+    assert!(!events.is_empty() && events.len() < 3, "{events:?}");
     assert_eq!((events[0].0, events[0].1), (1, true));
-    assert!(events[0].2.contains("timed out after 150ms"), "{}", events[0].2);
+    assert!(
+        events.iter().all(|(_, cut, message)| *cut && message.contains("timed out after 150ms")),
+        "{events:?}"
+    );
 
     // Every attempt hangs: the last error is the timeout, and the deadline
     // clips the attempts (2 x 150 ms would pass a 250 ms deadline).
