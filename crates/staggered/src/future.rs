@@ -188,7 +188,7 @@ impl<S: Schedule, C, N, B: Budget, T> RetryPolicy<S, C, N, B, T> {
 
 /// Polls `work` and `timer` together: `Some(output)` if `work` finishes first,
 /// `None` if the timer does. Both are dropped on return.
-async fn race<W: Future, D: Future<Output = ()>>(work: W, timer: D) -> Option<W::Output> {
+pub(crate) async fn race<W: Future, D: Future<Output = ()>>(work: W, timer: D) -> Option<W::Output> {
     let mut work = pin!(work);
     let mut timer = pin!(timer);
     poll_fn(|cx| {

@@ -56,6 +56,20 @@
 //! # Crate features
 //! - `std` (default): entropy seeding, [`Backoff::delays`] and [`Schedule`]
 //!   for [`Backoff`]. Without it the crate is `no_std`; seed explicitly.
+//! - `http`: [`http`](mod@crate::http) classifies `http` responses by status
+//!   and server hints ([`http::ClassifyHttp`]) and clones only requests that
+//!   are safe to repeat ([`http::IdempotentOnly`]).
+//! - `tower`: [`tower::RetryLayer`], a tower middleware on the same retry
+//!   decision (implies `tokio`, whose timer it uses by default).
+//! - `reqwest`: [`reqwest::RetryMiddleware`] for `reqwest-middleware`: HTTP
+//!   statuses, `Retry-After` and friends, idempotent requests only unless
+//!   opted in (implies `http` and `tokio`; reqwest without TLS).
+//! - `serde`: [`config::RetryConfig`], a whole retry configuration from TOML
+//!   or JSON with human durations and errors that name the field.
+//!
+//! Runnable programs are in `examples/`: `blocking`, `tokio`,
+//! `shared_budget`, `tower_stack` and `reqwest_retry_after`
+//! (`cargo run -p staggered --example NAME --all-features`).
 
 #![cfg_attr(not(feature = "std"), no_std)]
 #![deny(missing_docs)]
@@ -66,25 +80,35 @@ mod blocking;
 mod bounds;
 pub mod budget;
 pub mod classify;
+#[cfg(feature = "serde")]
+pub mod config;
 mod decision;
 mod delays;
 mod error;
 mod event;
 mod future;
 pub mod hint;
+#[cfg(feature = "http")]
+pub mod http;
 mod math;
 mod plan;
 mod policy;
 mod preset;
+#[cfg(feature = "reqwest")]
+pub mod reqwest;
 mod retry_error;
 mod rng;
 mod schedule;
+#[cfg(feature = "std")]
+pub mod service;
 pub mod sleep;
 mod smooth;
 mod strategy;
 #[cfg(feature = "test-util")]
 pub mod test_util;
 mod timeout;
+#[cfg(feature = "tower")]
+pub mod tower;
 mod trace;
 
 pub use backoff::{Backoff, BackoffBuilder};

@@ -191,9 +191,9 @@ impl<S: Schedule, C, N, B: Budget, T> RetryPolicy<S, C, N, B, T> {
 
     /// One failed attempt, for every driver: decide, then tell the hook and
     /// the tracing integration. `Ok` is the wait before the next attempt.
-    pub(crate) fn step<E>(
+    pub(crate) fn step<E, D, DB>(
         &self,
-        decision: &mut Decision<S::Delays, &B>,
+        decision: &mut Decision<D, DB>,
         error: &E,
         failure: Failure,
         elapsed: Duration,
@@ -201,6 +201,8 @@ impl<S: Schedule, C, N, B: Budget, T> RetryPolicy<S, C, N, B, T> {
     where
         N: Notify<E>,
         E: core::fmt::Display,
+        D: Iterator<Item = Duration>,
+        DB: Budget,
     {
         let attempt = decision.attempt();
         let max_attempts = self.limits.max_attempts;

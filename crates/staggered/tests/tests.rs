@@ -13,7 +13,12 @@
 //!   all on a recording sleeper or paused tokio time.
 //! - `budget`: exact token accounting under contention, the ratio budget's
 //!   window on a mock clock, and a budget shared across operations.
+//! - `integrations`: the reqwest middleware and the tower layer against a real
+//!   HTTP server on 127.0.0.1 (flaky endpoints, server hints hostile or not,
+//!   idempotency, attempt timeouts, shared budgets), and configuration files
+//!   in TOML and JSON.
 
 mod budget;
+mod integrations;
 mod retry;
 mod schedules;

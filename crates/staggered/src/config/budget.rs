@@ -1,0 +1,194 @@
+//! The `budget` section: which of the three published budgets, with which
+//! parameters, and [`AnyBudget`] to hold whichever was built.
+
+use core::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::fields::opt_duration;
+use super::LoadError;
+use crate::budget::{Budget, BudgetMetrics, RatioBudget, RetryThrottle, TokenBucket};
+use crate::classify::Failure;
+
+/// A retry budget (SPEC section 7), chosen by `kind`; every parameter left
+/// out keeps the published default.
+///
+/// ```toml
+/// [budget]
+/// kind = "token_bucket"   # or "ratio", "throttle"
+/// capacity = 500
+/// retry_cost = 5
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum BudgetConfig {
+    /// The AWS SDK's token bucket ([`TokenBucket`]).
+    TokenBucket {
+        /// Tokens in a full bucket (500).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        capacity: Option<u32>,
+        /// Cost of a retry after a transient error (5).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        retry_cost: Option<u32>,
+        /// Cost of a retry after a timeout (10).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        timeout_cost: Option<u32>,
+        /// Cost of a retry after a throttling error (5).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        throttled_cost: Option<u32>,
+        /// Refund of a first-try success (1).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        success_refund: Option<u32>,
+    },
+    /// Finagle's and tower's ratio budget ([`RatioBudget`]).
+    Ratio {
+        /// How long requests and retries count (`"10s"`; 1 s to 60 s).
+        #[serde(default, skip_serializing_if = "Option::is_none", with = "opt_duration")]
+        ttl: Option<Duration>,
+        /// Retries per second allowed with no traffic (10).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        min_per_sec: Option<u32>,
+        /// Retries allowed per request, as a fraction (0.2).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        retry_percent: Option<f64>,
+    },
+    /// gRPC retry throttling ([`RetryThrottle`]).
+    Throttle {
+        /// Tokens in a full pool (10; 1 to 1000).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max_tokens: Option<u32>,
+        /// Tokens a success puts back (0.1).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        token_ratio: Option<f64>,
+    },
+}
+
+impl BudgetConfig {
+    /// Builds the budget.
+    ///
+    /// # Errors
+    /// A [`LoadError`] naming the parameter, such as
+    /// `budget.ttl: invalid ttl 90s: must be between 1 and 60`.
+    pub fn build(&self) -> Result<AnyBudget, LoadError> {
+        match *self {
+            BudgetConfig::TokenBucket {
+                capacity,
+                retry_cost,
+                timeout_cost,
+                throttled_cost,
+                success_refund,
+            } => {
+                let mut builder = TokenBucket::builder();
+                if let Some(capacity) = capacity {
+                    builder = builder.with_capacity(capacity);
+                }
+                if let Some(cost) = retry_cost {
+                    builder = builder.with_retry_cost(cost);
+                }
+                if let Some(cost) = timeout_cost {
+                    builder = builder.with_timeout_cost(cost);
+                }
+                if let Some(cost) = throttled_cost {
+                    builder = builder.with_throttled_cost(cost);
+                }
+                if let Some(refund) = success_refund {
+                    builder = builder.with_success_refund(refund);
+                }
+                Ok(AnyBudget::TokenBucket(builder.build()))
+            }
+            BudgetConfig::Ratio { ttl, min_per_sec, retry_percent } => {
+                let mut builder = RatioBudget::builder();
+                if let Some(ttl) = ttl {
+                    builder = builder.with_ttl(ttl);
+                }
+                if let Some(min) = min_per_sec {
+                    builder = builder.with_min_per_sec(min);
+                }
+                if let Some(percent) = retry_percent {
+                    builder = builder.with_retry_percent(percent);
+                }
+                builder
+                    .build()
+                    .map(AnyBudget::Ratio)
+                    .map_err(|error| LoadError::invalid_value("budget", &error))
+            }
+            BudgetConfig::Throttle { max_tokens, token_ratio } => {
+                RetryThrottle::with_parameters(max_tokens.unwrap_or(10), token_ratio.unwrap_or(0.1))
+                    .map(AnyBudget::Throttle)
+                    .map_err(|error| LoadError::invalid_value("budget", &error))
+            }
+        }
+    }
+}
+
+/// Any of the three budgets, as a [`BudgetConfig`] builds them. Clones share
+/// one budget, like the handles they hold.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum AnyBudget {
+    /// The AWS SDK's token bucket.
+    TokenBucket(TokenBucket),
+    /// Finagle's and tower's ratio budget.
+    Ratio(RatioBudget),
+    /// gRPC retry throttling.
+    Throttle(RetryThrottle),
+}
+
+impl Budget for AnyBudget {
+    fn withdraw(&self, failure: &Failure) -> bool {
+        match self {
+            AnyBudget::TokenBucket(budget) => budget.withdraw(failure),
+            AnyBudget::Ratio(budget) => budget.withdraw(failure),
+            AnyBudget::Throttle(budget) => budget.withdraw(failure),
+        }
+    }
+
+    fn deposit(&self, attempt: u32) {
+        match self {
+            AnyBudget::TokenBucket(budget) => budget.deposit(attempt),
+            AnyBudget::Ratio(budget) => budget.deposit(attempt),
+            AnyBudget::Throttle(budget) => budget.deposit(attempt),
+        }
+    }
+
+    fn record_request(&self) {
+        match self {
+            AnyBudget::TokenBucket(budget) => budget.record_request(),
+            AnyBudget::Ratio(budget) => budget.record_request(),
+            AnyBudget::Throttle(budget) => budget.record_request(),
+        }
+    }
+
+    fn metrics(&self) -> Option<BudgetMetrics> {
+        match self {
+            AnyBudget::TokenBucket(budget) => budget.metrics(),
+            AnyBudget::Ratio(budget) => budget.metrics(),
+            AnyBudget::Throttle(budget) => budget.metrics(),
+        }
+    }
+}
+
+/// An optional budget: `None` allows every retry, as [`NoBudget`](crate::NoBudget)
+/// does, so a configuration without a `budget` section still makes a policy.
+impl<B: Budget> Budget for Option<B> {
+    #[inline]
+    fn withdraw(&self, failure: &Failure) -> bool {
+        self.as_ref().is_none_or(|budget| budget.withdraw(failure))
+    }
+    #[inline]
+    fn deposit(&self, attempt: u32) {
+        if let Some(budget) = self {
+            budget.deposit(attempt);
+        }
+    }
+    #[inline]
+    fn record_request(&self) {
+        if let Some(budget) = self {
+            budget.record_request();
+        }
+    }
+    #[inline]
+    fn metrics(&self) -> Option<BudgetMetrics> {
+        self.as_ref().and_then(Budget::metrics)
+    }
+}

@@ -1,0 +1,470 @@
+//! Retry settings from a file (feature `serde`): a schedule, limits, a
+//! classification and a budget, in TOML or JSON with human durations.
+//!
+//! ```
+//! use std::time::Duration;
+//! use staggered::config::RetryConfig;
+//! use staggered::{ErrorKind, Strategy};
+//!
+//! let config = RetryConfig::from_toml_str(r#"
+//!     [schedule]
+//!     preset = "interactive"        # start from a SPEC preset ...
+//!     strategy = "full"             # ... and change what you need
+//!     base = "250ms"
+//!     max_attempts = 4
+//!
+//!     [limits]
+//!     deadline = "10s"
+//!     max_hint = "1m"
+//!     attempt_timeout = "1.5s"
+//!
+//!     [classification]
+//!     stop_statuses = [501]
+//!     retry_exit_codes = [75]       # for `stagger run`: EX_TEMPFAIL
+//!
+//!     [budget]
+//!     kind = "token_bucket"
+//!     capacity = 100
+//! "#)?;
+//! let backoff = config.backoff()?;
+//! assert_eq!((backoff.strategy(), backoff.base()), (Strategy::Full, Duration::from_millis(250)));
+//! assert_eq!(config.limits()?.deadline, Some(Duration::from_secs(10)));
+//! assert_eq!(config.classification.status_kind(501), Some(ErrorKind::Permanent));
+//! let policy = config.policy()?; // a RetryPolicy with the limits and the budget
+//! # let _ = policy;
+//!
+//! // Mistakes name the field.
+//! let err = RetryConfig::from_toml_str("[schedule]\nmultiplier = 0.5").unwrap_err();
+//! assert_eq!(err.to_string(), "schedule.multiplier: invalid multiplier 0.5: must be at least 1");
+//! # Ok::<(), staggered::config::LoadError>(())
+//! ```
+//!
+//! Every section and field may be left out; unknown fields are errors, so a
+//! typo is never silently ignored. A loaded configuration is validated: the
+//! schedule by [`BackoffBuilder`], the budget by its builder, the rest here,
+//! and every error names its field ([`LoadError::field`]).
+//! [`RetryConfig::to_toml_string`] and [`RetryConfig::to_json_string`] write
+//! a configuration that loads back equal.
+
+mod budget;
+mod duration;
+mod error;
+mod fields;
+
+use core::time::Duration;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+pub use budget::{AnyBudget, BudgetConfig};
+pub use duration::{format_duration, parse_duration, DurationError};
+pub use error::{LoadError, LoadErrorKind};
+pub use fields::AttemptLimit;
+
+use fields::{opt_duration, opt_name};
+
+use crate::classify::ErrorKind;
+use crate::{Backoff, BackoffBuilder, CapMode, Limits, Preset, RetryPolicy, Strategy};
+
+/// A whole retry configuration: see the [module docs](self).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct RetryConfig {
+    /// The delays between attempts and how many attempts.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub schedule: ScheduleConfig,
+    /// The deadline, server hints and per-attempt timeout.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub limits: LimitsConfig,
+    /// Which failures retry.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub classification: ClassificationConfig,
+    /// A shared retry budget, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<BudgetConfig>,
+}
+
+/// The `schedule` section: a [`Preset`] or a [`Strategy`] with its
+/// parameters. Fields left out keep the preset's values, or
+/// [`BackoffBuilder`]'s defaults without a preset (`full` jitter, 1 s base,
+/// multiplier 2, 30 s cap, 5 attempts).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct ScheduleConfig {
+    /// Start from this preset (`"standard"`, `"aws"`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "opt_name")]
+    pub preset: Option<Preset>,
+    /// The strategy (`"full"`, `"decorrelated"`, ...), overriding the preset's.
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "opt_name")]
+    pub strategy: Option<Strategy>,
+    /// The delay unit.
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "opt_duration")]
+    pub base: Option<Duration>,
+    /// Growth per retry; at least 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub multiplier: Option<f64>,
+    /// The ceiling on every delay; not below `base`.
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "opt_duration")]
+    pub max_delay: Option<Duration>,
+    /// The randomization (`proportional`) or jitter (`additive`) factor, in `[0, 1]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub factor: Option<f64>,
+    /// Where the cap applies: `"delay"` (hard cap) or `"interval"`.
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "opt_name")]
+    pub cap_mode: Option<CapMode>,
+    /// The total number of calls, or `"unlimited"` (then set a deadline).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_attempts: Option<AttemptLimit>,
+    /// The total time budget carried with the schedule.
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "opt_duration")]
+    pub deadline: Option<Duration>,
+    /// Truncate every interval to a multiple of this step.
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "opt_duration")]
+    pub granularity: Option<Duration>,
+    /// A fixed seed, for reproducible delays (TOML holds up to 2^63 - 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+}
+
+/// The `limits` section: what bounds the retrying besides the schedule.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct LimitsConfig {
+    /// The total time budget from the start of attempt 1; overrides
+    /// `schedule.deadline`.
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "opt_duration")]
+    pub deadline: Option<Duration>,
+    /// The longest server hint to honour (default: the schedule's largest
+    /// delay); a longer one stops with `hint_too_long`.
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "opt_duration")]
+    pub max_hint: Option<Duration>,
+    /// The jitter added to server hints, as a fraction of the hint, in
+    /// `[0, 1]` (default 0.1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hint_jitter: Option<f64>,
+    /// Cut each attempt after this long (async drivers); not zero.
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "opt_duration")]
+    pub attempt_timeout: Option<Duration>,
+}
+
+/// The `classification` section: which HTTP statuses and which exit codes
+/// (for `stagger run`) are worth retrying.
+///
+/// # Default
+/// HTTP: SPEC section 6 (408, 429 and 5xx retry, other 4xx stop). Exit
+/// codes: every non-zero code retries.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct ClassificationConfig {
+    /// HTTP statuses to retry besides the SPEC ones (100 to 599).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub retry_statuses: Vec<u16>,
+    /// HTTP statuses never to retry; they win over every other rule.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stop_statuses: Vec<u16>,
+    /// If not empty, only these non-zero exit codes retry.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub retry_exit_codes: Vec<i32>,
+    /// Exit codes never to retry; they win over `retry_exit_codes`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stop_exit_codes: Vec<i32>,
+}
+
+fn is_default<T: Default + PartialEq>(value: &T) -> bool {
+    *value == T::default()
+}
+
+impl RetryConfig {
+    /// Reads and validates a TOML configuration.
+    ///
+    /// # Errors
+    /// A [`LoadError`] naming the field at fault.
+    pub fn from_toml_str(text: &str) -> Result<Self, LoadError> {
+        let deserializer = toml::Deserializer::parse(text)
+            .map_err(|error| LoadError::new(LoadErrorKind::Syntax, "", toml_message(&error, text)))?;
+        let config: RetryConfig = serde_path_to_error::deserialize(deserializer).map_err(|error| {
+            LoadError::new(LoadErrorKind::Syntax, error.path().to_string(), toml_message(error.inner(), text))
+        })?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// Reads and validates a JSON configuration.
+    ///
+    /// # Errors
+    /// A [`LoadError`] naming the field at fault.
+    pub fn from_json_str(text: &str) -> Result<Self, LoadError> {
+        let mut deserializer = serde_json::Deserializer::from_str(text);
+        let config: RetryConfig = serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
+            let field = error.path().to_string();
+            let field = if field == "." || field == "?" { String::new() } else { field };
+            LoadError::new(LoadErrorKind::Syntax, field, error.inner())
+        })?;
+        deserializer.end().map_err(|error| LoadError::new(LoadErrorKind::Syntax, "", error))?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// Reads and validates a file: JSON if its name ends in `.json`, TOML otherwise.
+    ///
+    /// # Errors
+    /// A [`LoadError`] if the file cannot be read, or as the `from_*_str` functions.
+    pub fn from_path(path: impl AsRef<Path>) -> Result<Self, LoadError> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|error| {
+            LoadError::new(LoadErrorKind::Io, "", format_args!("cannot read {}: {error}", path.display()))
+        })?;
+        if path.extension().is_some_and(|ext| ext.eq_ignore_ascii_case("json")) {
+            RetryConfig::from_json_str(&text)
+        } else {
+            RetryConfig::from_toml_str(&text)
+        }
+    }
+
+    /// Writes the configuration as TOML; it loads back equal.
+    ///
+    /// # Errors
+    /// A [`LoadError`] if TOML cannot hold a value (a seed past 2^63 - 1).
+    pub fn to_toml_string(&self) -> Result<String, LoadError> {
+        toml::to_string(self).map_err(|error| LoadError::new(LoadErrorKind::Serialize, "", error))
+    }
+
+    /// Writes the configuration as pretty JSON; it loads back equal.
+    ///
+    /// # Errors
+    /// A [`LoadError`] if JSON cannot hold a value.
+    pub fn to_json_string(&self) -> Result<String, LoadError> {
+        serde_json::to_string_pretty(self)
+            .map_err(|error| LoadError::new(LoadErrorKind::Serialize, "", error))
+    }
+
+    /// Checks every rule, as loading does.
+    ///
+    /// # Errors
+    /// The first [`LoadError`], naming its field.
+    pub fn validate(&self) -> Result<(), LoadError> {
+        self.limits()?;
+        self.classification.validate()?;
+        self.budget()?;
+        Ok(())
+    }
+
+    /// The schedule.
+    ///
+    /// # Errors
+    /// A [`LoadError`] such as `schedule.max_delay: invalid max_delay 10ms: must not be below base`.
+    pub fn backoff(&self) -> Result<Backoff, LoadError> {
+        self.schedule.builder().build().map_err(|error| LoadError::invalid_value("schedule", &error))
+    }
+
+    /// The limits a [`Decision`](crate::Decision) enforces: `max_attempts`
+    /// from the schedule, the deadline (`limits.deadline`, else
+    /// `schedule.deadline`), the longest hint (`limits.max_hint`, else the
+    /// schedule's largest delay) and the hint jitter.
+    ///
+    /// # Errors
+    /// A [`LoadError`] for a bad schedule or limit.
+    pub fn limits(&self) -> Result<Limits, LoadError> {
+        let backoff = self.backoff()?;
+        let limits = &self.limits;
+        let invalid = |field: &str, message: String| LoadError::new(LoadErrorKind::Invalid, field, message);
+        if let Some(jitter) = limits.hint_jitter {
+            if !(0.0..=1.0).contains(&jitter) {
+                return Err(invalid(
+                    "limits.hint_jitter",
+                    format!("invalid hint_jitter {jitter}: must be between 0 and 1"),
+                ));
+            }
+        }
+        if limits.attempt_timeout.is_some_and(|timeout| timeout.is_zero()) {
+            return Err(invalid(
+                "limits.attempt_timeout",
+                "invalid attempt_timeout 0s: must not be zero".into(),
+            ));
+        }
+        Ok(Limits::NONE
+            .with_max_attempts(backoff.max_attempts())
+            .with_deadline(limits.deadline.or(backoff.deadline()))
+            .with_max_hint(Some(limits.max_hint.unwrap_or_else(|| backoff.delay_ceiling())))
+            .with_hint_jitter(limits.hint_jitter.unwrap_or(Limits::NONE.hint_jitter)))
+    }
+
+    /// The per-attempt timeout, for [`RetryPolicy::with_attempt_timeout`].
+    pub fn attempt_timeout(&self) -> Option<Duration> {
+        self.limits.attempt_timeout
+    }
+
+    /// The budget, if the configuration has one. Build it once per client
+    /// and share it: each call makes a new, full budget.
+    ///
+    /// # Errors
+    /// A [`LoadError`] such as `budget.token_ratio: invalid token_ratio 0: must be between 0.001 and 10`.
+    pub fn budget(&self) -> Result<Option<AnyBudget>, LoadError> {
+        self.budget.as_ref().map(BudgetConfig::build).transpose()
+    }
+
+    /// A [`RetryPolicy`] with the schedule, limits and budget: every error
+    /// retries until you set a classifier ([`RetryPolicy::classify`]), and a
+    /// per-attempt timeout is yours to add from [`attempt_timeout`](Self::attempt_timeout)
+    /// (it changes the policy's type).
+    ///
+    /// # Errors
+    /// As [`validate`](Self::validate).
+    pub fn policy(
+        &self,
+    ) -> Result<RetryPolicy<Backoff, crate::AlwaysTransient, crate::NoNotify, Option<AnyBudget>>, LoadError>
+    {
+        let limits = self.limits()?;
+        let mut policy = RetryPolicy::new(self.backoff()?)
+            .with_budget(self.budget()?)
+            .with_hint_jitter(limits.hint_jitter);
+        if let Some(deadline) = limits.deadline {
+            policy = policy.with_deadline(deadline);
+        }
+        if let Some(max_hint) = limits.max_hint {
+            policy = policy.with_max_hint(max_hint);
+        }
+        Ok(policy)
+    }
+}
+
+impl ScheduleConfig {
+    /// The schedule's builder: the preset's (or the default one) with every
+    /// field set here applied.
+    pub fn builder(&self) -> BackoffBuilder {
+        let mut b = match self.preset {
+            Some(preset) => preset.builder(),
+            None => BackoffBuilder::default(),
+        };
+        if let Some(strategy) = self.strategy {
+            b = b.with_strategy(strategy);
+        }
+        if let Some(base) = self.base {
+            b = b.with_base(base);
+        }
+        if let Some(multiplier) = self.multiplier {
+            b = b.with_multiplier(multiplier);
+        }
+        if let Some(max_delay) = self.max_delay {
+            b = b.with_max_delay(max_delay);
+        }
+        if let Some(factor) = self.factor {
+            b = b.with_factor(factor);
+        }
+        if let Some(cap_mode) = self.cap_mode {
+            b = b.with_cap_mode(cap_mode);
+        }
+        match self.max_attempts {
+            Some(AttemptLimit::Count(n)) => b = b.with_max_attempts(n),
+            Some(AttemptLimit::Unlimited) => b = b.without_max_attempts(),
+            None => {}
+        }
+        if let Some(deadline) = self.deadline {
+            b = b.with_deadline(deadline);
+        }
+        if let Some(step) = self.granularity {
+            b = b.with_granularity(step);
+        }
+        if let Some(seed) = self.seed {
+            b = b.with_seed(seed);
+        }
+        b
+    }
+}
+
+impl ClassificationConfig {
+    /// The kind of failure an HTTP status is, or `None` for a success: the
+    /// stop list, then the retry list (429 throttled, others transient),
+    /// then SPEC section 6.
+    pub fn status_kind(&self, status: u16) -> Option<ErrorKind> {
+        if self.stop_statuses.contains(&status) {
+            Some(ErrorKind::Permanent)
+        } else if self.retry_statuses.contains(&status) {
+            Some(if status == 429 { ErrorKind::Throttled } else { ErrorKind::Transient })
+        } else if status >= 400 {
+            Some(crate::classify::http::status_kind(status))
+        } else {
+            None
+        }
+    }
+
+    /// The kind of failure a command's exit code is, or `None` for 0 (a
+    /// success): the stop list, then the retry list if it is not empty (a
+    /// code outside it is permanent), otherwise transient.
+    pub fn exit_code_kind(&self, code: i32) -> Option<ErrorKind> {
+        if code == 0 {
+            None
+        } else if self.stop_exit_codes.contains(&code) {
+            Some(ErrorKind::Permanent)
+        } else if self.retry_exit_codes.is_empty() || self.retry_exit_codes.contains(&code) {
+            Some(ErrorKind::Transient)
+        } else {
+            Some(ErrorKind::Permanent)
+        }
+    }
+
+    /// The HTTP classifier with these status lists.
+    #[cfg(feature = "http")]
+    pub fn http(&self) -> crate::http::ClassifyHttp {
+        crate::http::ClassifyHttp::new().with_status_lists(
+            self.retry_statuses.iter().copied().collect(),
+            self.stop_statuses.iter().copied().collect(),
+        )
+    }
+
+    fn validate(&self) -> Result<(), LoadError> {
+        let invalid =
+            |field: String, message: String| Err(LoadError::new(LoadErrorKind::Invalid, field, message));
+        for (name, list) in [("retry_statuses", &self.retry_statuses), ("stop_statuses", &self.stop_statuses)]
+        {
+            for (i, status) in list.iter().enumerate() {
+                if !(100..=599).contains(status) {
+                    return invalid(
+                        format!("classification.{name}[{i}]"),
+                        format!("invalid status {status}: must be between 100 and 599"),
+                    );
+                }
+            }
+        }
+        if let Some((i, status)) =
+            self.retry_statuses.iter().enumerate().find(|(_, s)| self.stop_statuses.contains(s))
+        {
+            return invalid(
+                format!("classification.retry_statuses[{i}]"),
+                format!("status {status} is also in stop_statuses"),
+            );
+        }
+        if let Some((i, code)) = self.retry_exit_codes.iter().enumerate().find(|(_, c)| **c == 0) {
+            return invalid(
+                format!("classification.retry_exit_codes[{i}]"),
+                format!("invalid exit code {code}: 0 is a success"),
+            );
+        }
+        if let Some((i, code)) =
+            self.retry_exit_codes.iter().enumerate().find(|(_, c)| self.stop_exit_codes.contains(c))
+        {
+            return invalid(
+                format!("classification.retry_exit_codes[{i}]"),
+                format!("exit code {code} is also in stop_exit_codes"),
+            );
+        }
+        Ok(())
+    }
+}
+
+/// A TOML error's message with its line and column, on one line.
+fn toml_message(error: &toml::de::Error, text: &str) -> String {
+    match error.span() {
+        Some(span) => {
+            let before = &text[..span.start.min(text.len())];
+            let line = before.matches('\n').count() + 1;
+            let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+            format!("{} at line {line} column {column}", error.message().trim_end())
+        }
+        None => error.message().trim_end().to_owned(),
+    }
+}

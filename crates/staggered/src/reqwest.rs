@@ -1,0 +1,307 @@
+//! Retries for reqwest, as a [`reqwest_middleware`] middleware (feature
+//! `reqwest`).
+//!
+//! [`RetryMiddleware`] retries a request on the staggered schedule of its
+//! [`RetryPolicy`], with every rule of the retry decision (`max_attempts`,
+//! deadline, budget, hooks, `tracing`):
+//! - **What retries** ([`ClassifyHttp`]): 408, 429 and 5xx responses;
+//!   connection failures and timeouts ([`classify_error`]). Other 4xx and
+//!   malformed requests stop at once.
+//! - **Server hints**: `Retry-After` (seconds or HTTP-date),
+//!   `x-amz-retry-after` and `grpc-retry-pushback-ms` are honoured: the
+//!   retry waits at least that long, and a hint past the policy's `max_hint`
+//!   stops instead (see [`RetryPolicy::with_max_hint`]).
+//! - **Which requests**: only those safe to send twice, an idempotent method
+//!   (GET, HEAD, OPTIONS, PUT, DELETE, TRACE) or an `Idempotency-Key` header,
+//!   because a retried POST can charge a card twice (seed 001). Opt in for
+//!   all requests with [`RetryMiddleware::retry_non_idempotent`], or for one
+//!   with the [`Idempotent`] extension. A request whose body cannot be cloned
+//!   (a stream) is sent once.
+//!
+//! When retrying stops, the caller gets the last attempt's outcome as it
+//! came (a 503 stays an `Ok` response, a connection error stays an error),
+//! and a successful or failed response carries a [`RetryReport`] in its
+//! extensions.
+//!
+//! reqwest is built here without TLS or HTTP/2; enable its features in your
+//! own `Cargo.toml` (`reqwest = { version = "0.13", features = ["rustls"] }`).
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), reqwest_middleware::Error> {
+//! use staggered::reqwest::{RetryMiddleware, RetryReport};
+//! use staggered::{Preset, TokenBucket};
+//!
+//! let retry = RetryMiddleware::from_policy(
+//!     RetryMiddleware::policy_for(Preset::Interactive.backoff()).with_budget(TokenBucket::new()),
+//! );
+//! let client = reqwest_middleware::ClientBuilder::new(reqwest::Client::new()).with(retry).build();
+//! let response = client.get("http://127.0.0.1:8080/flaky").send().await?;
+//! let report = response.extensions().get::<RetryReport>().copied();
+//! println!("{} after {:?}", response.status(), report.map(|r| r.attempts));
+//! # Ok(())
+//! # }
+//! ```
+
+use core::fmt;
+use core::future::Future;
+use core::pin::Pin;
+use core::time::Duration;
+
+use ::http::Extensions;
+use ::reqwest::{Request, Response};
+use reqwest_middleware::{Middleware, Next};
+
+use crate::budget::Budget;
+use crate::classify::{ErrorKind, Failure};
+use crate::event::Notify;
+use crate::http::ClassifyHttp;
+use crate::service::attempts::Attempts;
+use crate::service::{ClassifyResult, FailedAttempt};
+use crate::sleep::{Clock, Sleeper, TokioClock, TokioSleeper};
+use crate::timeout::TimeoutFor;
+use crate::{RetryPolicy, Schedule, StopReason, TimedOut};
+
+/// The error type of `reqwest_middleware`.
+type Error = reqwest_middleware::Error;
+
+/// Retries requests: see the [module docs](self).
+///
+/// # Default
+/// | part | default |
+/// |---|---|
+/// | classifier | [`ClassifyHttp`] with [`new`](RetryMiddleware::new); the policy's own with [`from_policy`](RetryMiddleware::from_policy) |
+/// | requests retried | idempotent methods and `Idempotency-Key` only |
+/// | timer | [`TokioSleeper`] and [`TokioClock`] |
+#[derive(Debug, Clone)]
+pub struct RetryMiddleware<P, Z = TokioSleeper, K = TokioClock> {
+    policy: P,
+    sleeper: Z,
+    clock: K,
+    any_method: bool,
+}
+
+impl<S: Schedule> RetryMiddleware<RetryPolicy<S, ClassifyHttp>> {
+    /// Retries on `schedule` with the HTTP classifier and no budget.
+    pub fn new(schedule: S) -> Self {
+        RetryMiddleware::from_policy(RetryMiddleware::policy_for(schedule))
+    }
+
+    /// A policy on `schedule` with the HTTP classifier, to add a budget, a
+    /// deadline or hooks to before [`from_policy`](RetryMiddleware::from_policy).
+    pub fn policy_for(schedule: S) -> RetryPolicy<S, ClassifyHttp> {
+        RetryPolicy::new(schedule).classify(ClassifyHttp::new())
+    }
+}
+
+impl<P> RetryMiddleware<P> {
+    /// Retries with `policy`, whose classifier must be a
+    /// [`ClassifyResult`] of reqwest's responses and errors (such as
+    /// [`ClassifyHttp`]; the default `AlwaysTransient` would call every
+    /// response a success).
+    pub fn from_policy(policy: P) -> Self {
+        RetryMiddleware { policy, sleeper: TokioSleeper, clock: TokioClock, any_method: false }
+    }
+}
+
+impl<P, Z, K> RetryMiddleware<P, Z, K> {
+    /// Retries requests of any method, POST and PATCH included. Only for
+    /// servers that deduplicate: a retried payment can charge twice.
+    pub fn retry_non_idempotent(mut self, any_method: bool) -> Self {
+        self.any_method = any_method;
+        self
+    }
+
+    /// Waits with `sleeper` and measures the deadline on `clock` (a
+    /// `RecordingSleeper` in tests).
+    pub fn with_timer<Z2: Sleeper, K2: Clock>(self, sleeper: Z2, clock: K2) -> RetryMiddleware<P, Z2, K2> {
+        RetryMiddleware { policy: self.policy, sleeper, clock, any_method: self.any_method }
+    }
+
+    /// The policy.
+    pub const fn policy(&self) -> &P {
+        &self.policy
+    }
+}
+
+/// A request extension that marks one request as safe to repeat, whatever
+/// its method (`client.post(url).with_extension(Idempotent)`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Idempotent;
+
+/// How the retrying went, in the extensions of the response returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RetryReport {
+    /// Attempts made, the last one included.
+    pub attempts: u32,
+    /// Total time spent waiting between attempts.
+    pub waited: Duration,
+    /// Why the retrying stopped on a failed response; `None` for a success
+    /// or a request that could not be retried.
+    pub stopped: Option<StopReason>,
+}
+
+/// Classifies a `reqwest_middleware` error: reqwest's errors by
+/// [`classify_reqwest_error`]; another middleware's error by the first
+/// reqwest error, I/O error or [`TimedOut`] in its chain, otherwise permanent.
+pub fn classify_error(error: &Error) -> Failure {
+    match error {
+        Error::Reqwest(error) => classify_reqwest_error(error),
+        Error::Middleware(error) => {
+            for cause in error.chain() {
+                if cause.is::<TimedOut>() {
+                    return Failure::timeout();
+                }
+                if let Some(error) = cause.downcast_ref::<::reqwest::Error>() {
+                    return classify_reqwest_error(error);
+                }
+                if let Some(error) = cause.downcast_ref::<std::io::Error>() {
+                    return crate::classify::io::classify_io(error);
+                }
+            }
+            Failure::PERMANENT
+        }
+    }
+}
+
+/// Classifies a reqwest error: a timeout is a timeout (AWS's token bucket
+/// charges it more), a connection failure transient, another failure to send
+/// transient unless an I/O error in its chain says otherwise
+/// ([`classify_io`](crate::classify::io::classify_io)); a bad URL, a
+/// redirect loop, a body or decoding error is permanent.
+pub fn classify_reqwest_error(error: &::reqwest::Error) -> Failure {
+    if error.is_timeout() {
+        return Failure::timeout();
+    }
+    if error.is_connect() {
+        return Failure::TRANSIENT;
+    }
+    if error.is_request() {
+        let mut source = std::error::Error::source(error);
+        while let Some(cause) = source {
+            if let Some(io) = cause.downcast_ref::<std::io::Error>() {
+                return crate::classify::io::classify_io(io);
+            }
+            source = cause.source();
+        }
+        return Failure::TRANSIENT;
+    }
+    Failure::PERMANENT
+}
+
+impl ClassifyResult<Response, Error> for ClassifyHttp {
+    fn classify_result(&self, result: Result<&Response, &Error>) -> Option<Failure> {
+        match result {
+            Ok(response) => self.classify_parts(response.status(), response.headers()),
+            Err(error) => Some(classify_error(error)),
+        }
+    }
+
+    fn describe(response: &Response, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        ClassifyHttp::describe_status(response.status(), f)
+    }
+}
+
+impl<S, C, N, B, T, Z, K> RetryMiddleware<RetryPolicy<S, C, N, B, T>, Z, K>
+where
+    S: Schedule + Send + Sync,
+    S::Delays: Send,
+    C: ClassifyResult<Response, Error> + Send + Sync,
+    N: Notify<FailedAttempt<Response, Error>> + Send + Sync,
+    B: Budget + Send + Sync,
+    T: TimeoutFor<TimedOut> + Send + Sync,
+    Z: Sleeper + Send + Sync,
+    Z::Sleep: Send,
+    K: Clock + Send + Sync,
+    K::Instant: Send,
+{
+    /// Whether `request` may be sent more than once.
+    fn is_repeatable(&self, request: &Request, extensions: &Extensions) -> bool {
+        self.any_method
+            || extensions.get::<Idempotent>().is_some()
+            || crate::http::is_repeatable(request.method(), request.headers())
+    }
+
+    async fn send(
+        &self,
+        request: Request,
+        extensions: &mut Extensions,
+        next: Next<'_>,
+    ) -> Result<Response, Error> {
+        let policy = &self.policy;
+        let mut spare = if self.is_repeatable(&request, extensions) { request.try_clone() } else { None };
+        let mut attempts = Attempts::start::<_, _, _, _, _, _, TimedOut>(policy, &self.clock);
+        let mut request = request;
+        loop {
+            let limit = attempts.attempt_limit::<_, _, _, _, _, _, TimedOut>(policy, &self.clock);
+            let sent = next.clone().run(request, extensions);
+            let (result, failure) = match limit {
+                None => (sent.await, None),
+                Some((after, _)) => match crate::future::race(sent, self.sleeper.sleep(after)).await {
+                    Some(result) => (result, None),
+                    None => (Err(Error::middleware(TimedOut { after })), Some(Failure::timeout())),
+                },
+            };
+            let Some(failure) = failure.or_else(|| policy.classifier.classify_result(result.as_ref())) else {
+                attempts.on_success(&policy.budget);
+                return result.map(|response| report(response, attempts.attempt(), attempts.waited(), None));
+            };
+            let Some(next_request) = spare.take() else {
+                let stopped = (failure.kind == ErrorKind::Permanent).then_some(StopReason::Permanent);
+                return result.map(|response| report(response, 1, Duration::ZERO, stopped));
+            };
+            let failed = FailedAttempt::new::<C>(result);
+            match attempts.on_failure(policy, &self.clock, &failed, failure, || policy.decision()) {
+                Ok(delay) => {
+                    // Free the failed response's connection before waiting.
+                    drop(failed);
+                    self.sleeper.sleep(delay).await;
+                    spare = next_request.try_clone();
+                    request = next_request;
+                }
+                Err(reason) => {
+                    let (attempt, waited) = (attempts.attempt(), attempts.waited());
+                    return failed
+                        .into_result()
+                        .map(|response| report(response, attempt, waited, Some(reason)));
+                }
+            }
+        }
+    }
+}
+
+fn report(mut response: Response, attempts: u32, waited: Duration, stopped: Option<StopReason>) -> Response {
+    response.extensions_mut().insert(RetryReport { attempts, waited, stopped });
+    response
+}
+
+impl<S, C, N, B, T, Z, K> Middleware for RetryMiddleware<RetryPolicy<S, C, N, B, T>, Z, K>
+where
+    S: Schedule + Send + Sync + 'static,
+    S::Delays: Send,
+    C: ClassifyResult<Response, Error> + Send + Sync + 'static,
+    N: Notify<FailedAttempt<Response, Error>> + Send + Sync + 'static,
+    B: Budget + Send + Sync + 'static,
+    T: TimeoutFor<TimedOut> + Send + Sync + 'static,
+    Z: Sleeper + Send + Sync + 'static,
+    Z::Sleep: Send,
+    K: Clock + Send + Sync + 'static,
+    K::Instant: Send,
+{
+    // The shape `async_trait` gives the trait's method, written out so that
+    // this crate does not need the macro.
+    fn handle<'life0, 'life1, 'life2, 'async_trait>(
+        &'life0 self,
+        request: Request,
+        extensions: &'life1 mut Extensions,
+        next: Next<'life2>,
+    ) -> Pin<Box<dyn Future<Output = Result<Response, Error>> + Send + 'async_trait>>
+    where
+        'life0: 'async_trait,
+        'life1: 'async_trait,
+        'life2: 'async_trait,
+        Self: 'async_trait,
+    {
+        Box::pin(self.send(request, extensions, next))
+    }
+}

@@ -1,0 +1,337 @@
+//! `RetryConfig`: TOML and JSON round trips, and errors that name the field.
+
+use std::time::Duration;
+
+use staggered::config::{AnyBudget, AttemptLimit, BudgetConfig, LoadErrorKind, RetryConfig};
+use staggered::{Budget, CapMode, ErrorKind, Preset, Strategy};
+
+const FULL: &str = r#"
+[schedule]
+preset = "standard"
+strategy = "proportional"
+base = "250ms"
+multiplier = 1.5
+max_delay = "1m30.5s"
+factor = 0.25
+cap_mode = "interval"
+max_attempts = 7
+deadline = "15m"
+granularity = "1ms"
+seed = 42
+
+[limits]
+deadline = "2m"
+max_hint = "45s"
+hint_jitter = 0.2
+attempt_timeout = "1.5s"
+
+[classification]
+retry_statuses = [409]
+stop_statuses = [501]
+retry_exit_codes = [75, 111]
+stop_exit_codes = [2]
+
+[budget]
+kind = "ratio"
+ttl = "30s"
+min_per_sec = 5
+retry_percent = 0.1
+"#;
+
+#[test]
+fn every_field_loads_into_the_library_types() {
+    let config = RetryConfig::from_toml_str(FULL).unwrap();
+    let backoff = config.backoff().unwrap();
+    assert_eq!(backoff.strategy(), Strategy::Proportional);
+    assert_eq!(backoff.base(), Duration::from_millis(250));
+    assert_eq!(backoff.multiplier(), 1.5);
+    assert_eq!(backoff.max_delay(), Duration::from_millis(90_500));
+    assert_eq!(backoff.factor(), 0.25);
+    assert_eq!(backoff.cap_mode(), CapMode::Interval);
+    assert_eq!(backoff.max_attempts(), Some(7));
+    assert_eq!(backoff.deadline(), Some(Duration::from_secs(900)));
+    assert_eq!(backoff.seed(), Some(42));
+    let limits = config.limits().unwrap();
+    assert_eq!(limits.max_attempts, Some(7));
+    assert_eq!(limits.deadline, Some(Duration::from_secs(120)), "limits.deadline overrides the schedule's");
+    assert_eq!(limits.max_hint, Some(Duration::from_secs(45)));
+    assert_eq!(limits.hint_jitter, 0.2);
+    assert_eq!(config.attempt_timeout(), Some(Duration::from_millis(1500)));
+    assert!(matches!(config.budget().unwrap(), Some(AnyBudget::Ratio(_))));
+    let c = &config.classification;
+    assert_eq!(c.status_kind(409), Some(ErrorKind::Transient));
+    assert_eq!(c.status_kind(501), Some(ErrorKind::Permanent));
+    assert_eq!(c.status_kind(503), Some(ErrorKind::Transient));
+    assert_eq!(c.status_kind(200), None);
+    assert_eq!(c.exit_code_kind(75), Some(ErrorKind::Transient));
+    assert_eq!(c.exit_code_kind(1), Some(ErrorKind::Permanent), "only the listed codes retry");
+    assert_eq!(c.exit_code_kind(2), Some(ErrorKind::Permanent));
+    assert_eq!(c.exit_code_kind(0), None);
+    assert_eq!(c.http().status_kind(409), Some(ErrorKind::Transient));
+
+    let policy = config.policy().unwrap();
+    assert_eq!(policy.limits().deadline, Some(Duration::from_secs(120)));
+    assert_eq!(policy.limits().max_hint, Some(Duration::from_secs(45)));
+    assert!(policy.budget().is_some());
+}
+
+#[test]
+fn an_empty_file_is_the_default_schedule() {
+    for config in [RetryConfig::from_toml_str("").unwrap(), RetryConfig::from_json_str("{}").unwrap()] {
+        assert_eq!(config, RetryConfig::default());
+        let backoff = config.backoff().unwrap();
+        assert_eq!((backoff.strategy(), backoff.max_attempts()), (Strategy::Full, Some(5)));
+        assert_eq!(config.budget().unwrap().map(|_| ()), None);
+        // No budget still makes a policy: `Option<AnyBudget>` is a budget.
+        assert!(None::<AnyBudget>.withdraw(&staggered::Failure::TRANSIENT));
+    }
+    let google = RetryConfig::from_json_str(r#"{"schedule": {"preset": "google"}}"#).unwrap();
+    assert_eq!(google.backoff().unwrap(), Preset::Google.backoff());
+    let unlimited =
+        RetryConfig::from_toml_str("[schedule]\nmax_attempts = \"unlimited\"\ndeadline = \"1m\"").unwrap();
+    assert_eq!(unlimited.schedule.max_attempts, Some(AttemptLimit::Unlimited));
+    assert_eq!(unlimited.backoff().unwrap().max_attempts(), None);
+}
+
+#[test]
+fn round_trips_through_toml_and_json() {
+    let config = RetryConfig::from_toml_str(FULL).unwrap();
+    let toml = config.to_toml_string().unwrap();
+    assert_eq!(RetryConfig::from_toml_str(&toml).unwrap(), config, "{toml}");
+    let json = config.to_json_string().unwrap();
+    assert_eq!(RetryConfig::from_json_str(&json).unwrap(), config, "{json}");
+
+    for budget in [
+        BudgetConfig::TokenBucket {
+            capacity: Some(100),
+            retry_cost: Some(3),
+            timeout_cost: None,
+            throttled_cost: Some(1),
+            success_refund: Some(0),
+        },
+        BudgetConfig::Throttle { max_tokens: Some(20), token_ratio: Some(0.5) },
+        BudgetConfig::Ratio { ttl: None, min_per_sec: None, retry_percent: None },
+    ] {
+        let mut config = RetryConfig::default();
+        config.budget = Some(budget);
+        config.schedule.seed = Some(u64::MAX >> 1);
+        config.schedule.max_delay = Some(Duration::new(12_345, 678_901_234));
+        config.schedule.base = Some(Duration::from_nanos(1));
+        let toml = config.to_toml_string().unwrap();
+        assert_eq!(RetryConfig::from_toml_str(&toml).unwrap(), config, "{toml}");
+        let json = config.to_json_string().unwrap();
+        assert_eq!(RetryConfig::from_json_str(&json).unwrap(), config, "{json}");
+    }
+}
+
+/// `(TOML, JSON, field, message fragment)`: each error names its field.
+const BAD: &[(&str, &str, &str, &str)] = &[
+    (
+        "[schedule]\nmultiplier = 0.5",
+        r#"{"schedule": {"multiplier": 0.5}}"#,
+        "schedule.multiplier",
+        "invalid multiplier 0.5: must be at least 1",
+    ),
+    (
+        "[schedule]\nbase = \"1s\"\nmax_delay = \"10ms\"",
+        r#"{"schedule": {"base": "1s", "max_delay": "10ms"}}"#,
+        "schedule.max_delay",
+        "invalid max_delay 10ms: must not be below base",
+    ),
+    (
+        "[schedule]\nfactor = 1.5",
+        r#"{"schedule": {"factor": 1.5}}"#,
+        "schedule.factor",
+        "must be between 0 and 1",
+    ),
+    (
+        "[schedule]\nmax_attempts = 0",
+        r#"{"schedule": {"max_attempts": 0}}"#,
+        "schedule.max_attempts",
+        "must be at least 1",
+    ),
+    (
+        "[schedule]\nmax_attempts = -3",
+        r#"{"schedule": {"max_attempts": -3}}"#,
+        "schedule.max_attempts",
+        "must be at least 1",
+    ),
+    (
+        "[schedule]\nmax_attempts = 99999999999",
+        r#"{"schedule": {"max_attempts": 99999999999}}"#,
+        "schedule.max_attempts",
+        "more than 4294967295",
+    ),
+    (
+        "[schedule]\ngranularity = \"0s\"",
+        r#"{"schedule": {"granularity": "0s"}}"#,
+        "schedule.granularity",
+        "must not be zero",
+    ),
+    (
+        "[schedule]\nbase = \"abc\"",
+        r#"{"schedule": {"base": "abc"}}"#,
+        "schedule.base",
+        "invalid duration \"abc\"",
+    ),
+    ("[schedule]\nbase = \"-1s\"", r#"{"schedule": {"base": "-1s"}}"#, "schedule.base", "cannot be negative"),
+    ("[schedule]\nbase = 250", r#"{"schedule": {"base": 250}}"#, "schedule.base", "expected a duration"),
+    (
+        "[schedule]\nmax_delay = \"99999999999999999999999h\"",
+        r#"{"schedule": {"max_delay": "99999999999999999999999h"}}"#,
+        "schedule.max_delay",
+        "duration too large",
+    ),
+    (
+        "[schedule]\nstrategy = \"fibonacci\"",
+        r#"{"schedule": {"strategy": "fibonacci"}}"#,
+        "schedule.strategy",
+        "unknown strategy",
+    ),
+    (
+        "[schedule]\npreset = \"fast\"",
+        r#"{"schedule": {"preset": "fast"}}"#,
+        "schedule.preset",
+        "unknown preset",
+    ),
+    (
+        "[schedule]\ncap_mode = \"soft\"",
+        r#"{"schedule": {"cap_mode": "soft"}}"#,
+        "schedule.cap_mode",
+        "unknown cap mode",
+    ),
+    (
+        "[schedule]\njitter = 0.1",
+        r#"{"schedule": {"jitter": 0.1}}"#,
+        "schedule.jitter",
+        "unknown field `jitter`",
+    ),
+    ("[retry]\nbase = \"1s\"", r#"{"retry": {}}"#, "retry", "unknown field `retry`"),
+    (
+        "[limits]\nhint_jitter = 2.0",
+        r#"{"limits": {"hint_jitter": 2.0}}"#,
+        "limits.hint_jitter",
+        "invalid hint_jitter 2: must be between 0 and 1",
+    ),
+    (
+        "[limits]\nattempt_timeout = \"0s\"",
+        r#"{"limits": {"attempt_timeout": "0s"}}"#,
+        "limits.attempt_timeout",
+        "must not be zero",
+    ),
+    (
+        "[limits]\nmax_hint = \"soon\"",
+        r#"{"limits": {"max_hint": "soon"}}"#,
+        "limits.max_hint",
+        "invalid duration",
+    ),
+    (
+        "[classification]\nretry_statuses = [503, 42]",
+        r#"{"classification": {"retry_statuses": [503, 42]}}"#,
+        "classification.retry_statuses[1]",
+        "invalid status 42: must be between 100 and 599",
+    ),
+    (
+        "[classification]\nretry_statuses = [503]\nstop_statuses = [503]",
+        r#"{"classification": {"retry_statuses": [503], "stop_statuses": [503]}}"#,
+        "classification.retry_statuses[0]",
+        "also in stop_statuses",
+    ),
+    (
+        "[classification]\nretry_exit_codes = [0]",
+        r#"{"classification": {"retry_exit_codes": [0]}}"#,
+        "classification.retry_exit_codes[0]",
+        "0 is a success",
+    ),
+    (
+        "[budget]\nkind = \"ratio\"\nttl = \"90s\"",
+        r#"{"budget": {"kind": "ratio", "ttl": "90s"}}"#,
+        "budget.ttl",
+        "invalid ttl 90s: must be between 1 and 60",
+    ),
+    (
+        "[budget]\nkind = \"ratio\"\nretry_percent = -1.0",
+        r#"{"budget": {"kind": "ratio", "retry_percent": -1.0}}"#,
+        "budget.retry_percent",
+        "must be between 0 and 1000",
+    ),
+    (
+        "[budget]\nkind = \"throttle\"\nmax_tokens = 0",
+        r#"{"budget": {"kind": "throttle", "max_tokens": 0}}"#,
+        "budget.max_tokens",
+        "must be between 1 and 1000",
+    ),
+    (
+        "[budget]\nkind = \"throttle\"\ntoken_ratio = 0.0",
+        r#"{"budget": {"kind": "throttle", "token_ratio": 0.0}}"#,
+        "budget.token_ratio",
+        "invalid token_ratio 0",
+    ),
+    (
+        "[budget]\nkind = \"leaky\"",
+        r#"{"budget": {"kind": "leaky"}}"#,
+        "budget.kind",
+        "unknown variant `leaky`",
+    ),
+    // Inside a tagged section serde reports the section; the message names the field.
+    (
+        "[budget]\nkind = \"ratio\"\ncapacity = 5",
+        r#"{"budget": {"kind": "ratio", "capacity": 5}}"#,
+        "budget",
+        "unknown field `capacity`",
+    ),
+];
+
+#[test]
+fn errors_name_the_field_in_toml_and_json() {
+    for &(toml, json, field, fragment) in BAD {
+        for (format, result) in
+            [("TOML", RetryConfig::from_toml_str(toml)), ("JSON", RetryConfig::from_json_str(json))]
+        {
+            let err = result.expect_err(toml);
+            assert_eq!(err.field(), field, "{format} {toml:?}: {err}");
+            assert!(err.to_string().starts_with(&format!("{field}: ")), "{format}: {err}");
+            assert!(err.message().contains(fragment), "{format} {toml:?}: {err}");
+        }
+    }
+}
+
+#[test]
+fn the_spec_example_message_and_error_kinds() {
+    let err = RetryConfig::from_toml_str("[schedule]\nmultiplier = 0.5").unwrap_err();
+    assert_eq!(err.to_string(), "schedule.multiplier: invalid multiplier 0.5: must be at least 1");
+    assert_eq!(err.kind(), LoadErrorKind::Invalid);
+    let err = RetryConfig::from_toml_str("[schedule\n").unwrap_err();
+    assert_eq!((err.kind(), err.field()), (LoadErrorKind::Syntax, ""));
+    assert!(err.message().contains("line 1"), "{err}");
+    let err = RetryConfig::from_json_str("{").unwrap_err();
+    assert_eq!((err.kind(), err.field()), (LoadErrorKind::Syntax, ""));
+    let err = RetryConfig::from_json_str(r#"{"schedule": {}} trailing"#).unwrap_err();
+    assert_eq!(err.kind(), LoadErrorKind::Syntax);
+    let err = RetryConfig::from_path("/nonexistent/staggered.toml").unwrap_err();
+    assert_eq!(err.kind(), LoadErrorKind::Io);
+}
+
+#[test]
+fn garbage_never_panics() {
+    let samples = [
+        "\u{0}",
+        "[[schedule]]",
+        "[schedule]\nbase = \"1.s\"",
+        "[schedule]\nseed = -1",
+        "[schedule]\nmultiplier = nan",
+        "[schedule]\nmultiplier = inf",
+        "[limits]\nhint_jitter = nan",
+        "[budget]\nkind = 5",
+        "[budget]\n",
+        "[classification]\nretry_statuses = \"503\"",
+        "[classification]\nretry_statuses = [70000]",
+        "[classification]\nretry_exit_codes = [99999999999]",
+    ];
+    for text in samples {
+        assert!(RetryConfig::from_toml_str(text).is_err(), "{text:?}");
+    }
+    for text in ["", "null", "{\"schedule\": null}", "{\"schedule\": {\"base\": \"\u{b5}\"}}", "1e999"] {
+        assert!(RetryConfig::from_json_str(text).is_err(), "{text:?}");
+    }
+}

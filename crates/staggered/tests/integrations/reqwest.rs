@@ -1,0 +1,294 @@
+//! The reqwest middleware against a real server on 127.0.0.1. Waits go to a
+//! `RecordingSleeper`, so nothing sleeps for real except the one test that
+//! needs a hanging socket to be cut by the clock.
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
+
+use ::reqwest::StatusCode;
+use reqwest_middleware::{ClientBuilder, ClientWithMiddleware};
+use staggered::reqwest::{Idempotent, RetryMiddleware, RetryReport};
+use staggered::service::FailedAttempt;
+use staggered::test_util::RecordingSleeper;
+use staggered::{
+    Backoff, GiveUpEvent, Notify, RetryEvent, RetryPolicy, StopReason, Strategy, TimedOut, TokenBucket,
+};
+
+use super::server::{Reply, Server};
+
+fn backoff(max_attempts: u32) -> Backoff {
+    Backoff::builder(Strategy::Exponential)
+        .with_base(Duration::from_millis(10))
+        .with_max_delay(Duration::from_millis(100))
+        .with_max_attempts(max_attempts)
+        .build()
+        .unwrap()
+}
+
+fn client_with<M: reqwest_middleware::Middleware>(retry: M) -> ClientWithMiddleware {
+    let inner = ::reqwest::Client::builder().no_proxy().build().unwrap();
+    ClientBuilder::new(inner).with(retry).build()
+}
+
+/// A middleware on a recording sleeper: every wait is recorded, none is slept.
+fn recorded(
+    policy: RetryPolicy<Backoff, staggered::http::ClassifyHttp>,
+) -> (ClientWithMiddleware, RecordingSleeper) {
+    let sleeper = RecordingSleeper::new();
+    let retry = RetryMiddleware::from_policy(policy).with_timer(sleeper.clone(), sleeper.clock());
+    (client_with(retry), sleeper)
+}
+
+fn report(response: &::reqwest::Response) -> RetryReport {
+    *response.extensions().get::<RetryReport>().expect("a retry report")
+}
+
+#[tokio::test]
+async fn a_flaky_endpoint_succeeds_on_the_third_attempt() {
+    let server = Server::start(|hit, _| if hit <= 2 { Reply::status(503) } else { Reply::ok() }).await;
+    let (client, sleeper) = recorded(RetryMiddleware::policy_for(backoff(5)));
+    let response = client.get(server.url("/flaky")).send().await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(server.hits(), 3);
+    let report = report(&response);
+    assert_eq!((report.attempts, report.stopped), (3, None));
+    assert_eq!(sleeper.sleeps(), [Duration::from_millis(10), Duration::from_millis(20)]);
+    assert_eq!(response.text().await.unwrap(), "200");
+}
+
+#[tokio::test]
+async fn a_refused_connection_retries_and_a_404_does_not() {
+    let closed = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/", closed.local_addr().unwrap());
+    drop(closed);
+    let (client, sleeper) = recorded(RetryMiddleware::policy_for(backoff(3)));
+    let err = client.get(url).send().await.unwrap_err();
+    assert!(err.is_connect(), "{err}");
+    assert_eq!(sleeper.sleeps().len(), 2, "connection refused is transient");
+
+    let server = Server::start(|_, _| Reply::status(404)).await;
+    let (client, sleeper) = recorded(RetryMiddleware::policy_for(backoff(3)));
+    let response = client.get(server.url("/missing")).send().await.unwrap();
+    assert_eq!((response.status(), server.hits()), (StatusCode::NOT_FOUND, 1));
+    assert_eq!(report(&response).stopped, Some(StopReason::Permanent));
+    assert!(sleeper.sleeps().is_empty());
+}
+
+#[tokio::test]
+async fn retry_after_is_honoured_in_seconds_dates_and_milliseconds() {
+    let date = httpdate::fmt_http_date(SystemTime::now() + Duration::from_secs(3));
+    let cases: [(&'static str, String, Duration, Duration); 3] = [
+        ("retry-after", "1".into(), Duration::from_secs(1), Duration::from_millis(1100)),
+        // An HTTP-date has whole seconds, so 3 s from now is 2 to 3 s away.
+        ("retry-after", date, Duration::from_secs(2), Duration::from_millis(3300)),
+        ("x-amz-retry-after", "1500".into(), Duration::from_millis(1500), Duration::from_millis(1650)),
+    ];
+    for (name, value, at_least, at_most) in cases {
+        let header = value.clone();
+        let server =
+            Server::start(
+                move |hit, _| {
+                    if hit == 1 {
+                        Reply::with_header(429, name, header.clone())
+                    } else {
+                        Reply::ok()
+                    }
+                },
+            )
+            .await;
+        let policy = RetryMiddleware::policy_for(backoff(3)).with_max_hint(Duration::from_secs(10));
+        let (client, sleeper) = recorded(policy);
+        let response = client.get(server.url("/busy")).send().await.unwrap();
+        assert_eq!((response.status(), server.hits()), (StatusCode::OK, 2), "{name}: {value}");
+        let waited = sleeper.sleeps()[0];
+        assert!(waited >= at_least && waited <= at_most, "{name}: {value}: waited {waited:?}");
+    }
+}
+
+#[tokio::test]
+async fn grpc_pushback_below_zero_means_do_not_retry() {
+    let server = Server::start(|_, _| Reply::with_header(503, "grpc-retry-pushback-ms", "-1")).await;
+    let (client, sleeper) = recorded(RetryMiddleware::policy_for(backoff(5)));
+    let response = client.get(server.url("/")).send().await.unwrap();
+    assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!((report(&response).stopped, server.hits()), (Some(StopReason::HintTooLong), 1));
+    assert!(sleeper.sleeps().is_empty());
+}
+
+#[tokio::test]
+async fn hostile_retry_after_never_panics_nor_waits_past_the_limits() {
+    let max_hint = Duration::from_secs(5);
+    for value in
+        ["99999999999", "18446744073709551616", "-1", "garbage", "1e9", "1.5", "", "Sun, 06 Nov 1994"]
+    {
+        let header = value.to_owned();
+        let server = Server::start(move |_, _| Reply::with_header(503, "retry-after", header.clone())).await;
+        let policy = RetryMiddleware::policy_for(backoff(3))
+            .with_max_hint(max_hint)
+            .with_deadline(Duration::from_secs(30));
+        let (client, sleeper) = recorded(policy);
+        let response = client.get(server.url("/")).send().await.unwrap();
+        assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE, "{value:?}");
+        let report = report(&response);
+        match value {
+            "99999999999" | "18446744073709551616" => {
+                assert_eq!((report.stopped, report.attempts), (Some(StopReason::HintTooLong), 1), "{value}");
+                assert!(sleeper.sleeps().is_empty());
+            }
+            _ => {
+                // Ignored: ordinary backoff, 10 then 20 ms.
+                assert_eq!(
+                    (report.stopped, report.attempts),
+                    (Some(StopReason::AttemptsExhausted), 3),
+                    "{value:?}"
+                );
+                assert_eq!(
+                    sleeper.sleeps(),
+                    [Duration::from_millis(10), Duration::from_millis(20)],
+                    "{value:?}"
+                );
+            }
+        }
+        assert!(sleeper.sleeps().iter().all(|d| *d <= max_hint), "{value:?}");
+        assert_eq!(server.hits(), report.attempts);
+    }
+}
+
+#[tokio::test]
+async fn a_post_is_sent_once_unless_opted_in() {
+    let server = Server::start(|_, _| Reply::status(503)).await;
+    let (client, _) = recorded(RetryMiddleware::policy_for(backoff(3)));
+
+    let response = client.post(server.url("/pay")).body("{}").send().await.unwrap();
+    assert_eq!((response.status(), server.hits()), (StatusCode::SERVICE_UNAVAILABLE, 1));
+    assert_eq!(report(&response).attempts, 1);
+
+    // An Idempotency-Key makes the server recognise the repeat: retried.
+    client.post(server.url("/pay")).header("Idempotency-Key", "order-17").body("{}").send().await.unwrap();
+    assert_eq!(server.hits(), 1 + 3);
+    // So does the caller's word for one request ...
+    client.post(server.url("/pay")).with_extension(Idempotent).body("{}").send().await.unwrap();
+    assert_eq!(server.hits(), 4 + 3);
+    // ... or for every request.
+    let sleeper = RecordingSleeper::new();
+    let any = RetryMiddleware::new(backoff(3))
+        .retry_non_idempotent(true)
+        .with_timer(sleeper.clone(), sleeper.clock());
+    client_with(any).patch(server.url("/pay")).body("{}").send().await.unwrap();
+    assert_eq!(server.hits(), 7 + 3);
+    // PUT and DELETE are idempotent.
+    client.delete(server.url("/pay")).send().await.unwrap();
+    assert_eq!(server.hits(), 10 + 3);
+}
+
+#[tokio::test]
+async fn a_streaming_body_cannot_be_cloned_so_it_is_sent_once() {
+    let server = Server::start(|_, _| Reply::status(503)).await;
+    let (client, _) = recorded(RetryMiddleware::policy_for(backoff(3)));
+    let body = ::reqwest::Body::wrap(EmptyStream);
+    let response = client.put(server.url("/upload")).body(body).send().await.unwrap();
+    assert_eq!((response.status(), server.hits()), (StatusCode::SERVICE_UNAVAILABLE, 1));
+}
+
+/// A streamed (so not cloneable) empty body.
+struct EmptyStream;
+
+impl hyper::body::Body for EmptyStream {
+    type Data = bytes::Bytes;
+    type Error = std::io::Error;
+
+    fn poll_frame(
+        self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<bytes::Bytes>, std::io::Error>>> {
+        std::task::Poll::Ready(None)
+    }
+}
+
+#[tokio::test]
+async fn a_hanging_endpoint_is_cut_by_the_attempt_timeout() {
+    // Real time: a socket that never answers is cut by the clock, 150 ms here.
+    let server = Server::start(|hit, _| if hit == 1 { Reply::Hang } else { Reply::ok() }).await;
+    let timed_out = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&timed_out);
+    let policy = RetryMiddleware::policy_for(backoff(3))
+        .on_retry(
+            move |event: &RetryEvent<'_, FailedAttempt<::reqwest::Response, reqwest_middleware::Error>>| {
+                seen.lock().unwrap().push((event.attempt, event.failure.timed_out, event.error.to_string()));
+            },
+        )
+        .with_attempt_timeout(Duration::from_millis(150));
+    let start = Instant::now();
+    let response =
+        client_with(RetryMiddleware::from_policy(policy)).get(server.url("/slow")).send().await.unwrap();
+    let elapsed = start.elapsed();
+    assert_eq!((response.status(), server.hits()), (StatusCode::OK, 2));
+    assert!(elapsed >= Duration::from_millis(150) && elapsed < Duration::from_secs(5), "{elapsed:?}");
+    // One cut attempt (two if a loaded machine cut the first before it reached the server).
+    let events = timed_out.lock().unwrap().clone();
+    assert!(!events.is_empty() && events.len() < 3, "{events:?}");
+    assert_eq!((events[0].0, events[0].1), (1, true));
+    assert!(
+        events.iter().all(|(_, cut, message)| *cut && message.contains("timed out after 150ms")),
+        "{events:?}"
+    );
+
+    // Every attempt hangs: the last error is the timeout, and the deadline
+    // clips the attempts (2 x 150 ms would pass a 250 ms deadline).
+    let server = Server::start(|_, _| Reply::Hang).await;
+    let policy = RetryMiddleware::policy_for(backoff(5))
+        .with_attempt_timeout(Duration::from_millis(150))
+        .with_deadline(Duration::from_millis(250));
+    let start = Instant::now();
+    let err =
+        client_with(RetryMiddleware::from_policy(policy)).get(server.url("/")).send().await.unwrap_err();
+    assert!(start.elapsed() < Duration::from_secs(5));
+    let source: &(dyn std::error::Error + 'static) = &err;
+    let cause = match &err {
+        reqwest_middleware::Error::Middleware(error) => error.downcast_ref::<TimedOut>().copied(),
+        other => panic!("not a timeout: {other} / {source:?}"),
+    };
+    assert!(cause.is_some_and(|t| t.after <= Duration::from_millis(150)), "{err}");
+    assert!(server.hits() <= 2, "hits {}", server.hits());
+}
+
+/// Counts the give-ups by reason.
+#[derive(Clone, Default)]
+struct GiveUps(Arc<Mutex<Vec<StopReason>>>);
+
+impl<E> Notify<E> for GiveUps {
+    fn on_retry(&self, _: &RetryEvent<'_, E>) {}
+    fn on_give_up(&self, event: &GiveUpEvent<'_, E>) {
+        self.0.lock().unwrap().push(event.reason);
+    }
+}
+
+#[tokio::test]
+async fn a_shared_budget_stops_retries_when_the_server_is_down() {
+    const REQUESTS: u32 = 40;
+    let server = Server::start(|_, _| Reply::status(503)).await;
+    // 20 tokens at 5 a retry: four retries in all, however many requests.
+    let budget = TokenBucket::builder().with_capacity(20).build();
+    let give_ups = GiveUps::default();
+    let sleeper = RecordingSleeper::new();
+    let policy =
+        RetryMiddleware::policy_for(backoff(3)).with_budget(budget.clone()).on_retry(give_ups.clone());
+    let client =
+        client_with(RetryMiddleware::from_policy(policy).with_timer(sleeper.clone(), sleeper.clock()));
+    let tasks: Vec<_> = (0..REQUESTS)
+        .map(|_| {
+            let (client, url) = (client.clone(), server.url("/down"));
+            tokio::spawn(async move { client.get(url).send().await.unwrap().status() })
+        })
+        .collect();
+    for task in tasks {
+        assert_eq!(task.await.unwrap(), StatusCode::SERVICE_UNAVAILABLE);
+    }
+    let metrics = staggered::Budget::metrics(&budget).unwrap();
+    assert_eq!(metrics.allowed, 4);
+    assert!(metrics.refused > 0, "{metrics:?}");
+    assert_eq!(server.hits(), REQUESTS + 4, "without the budget: {}", REQUESTS * 3);
+    let reasons = give_ups.0.lock().unwrap().clone();
+    assert_eq!(reasons.len() as u32, REQUESTS);
+    assert_eq!(reasons.iter().filter(|r| **r == StopReason::BudgetExhausted).count() as u64, metrics.refused);
+}

@@ -1,0 +1,295 @@
+//! The tower layer: against a real server on 127.0.0.1 through hyper's
+//! client, and against hand-made services for readiness and cloning.
+
+use std::convert::Infallible;
+use std::future::Ready;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use http::{Request, Response, StatusCode};
+use http_body_util::Full;
+use hyper::body::Incoming;
+use hyper_util::client::legacy::Client;
+use hyper_util::rt::TokioExecutor;
+use staggered::http::{ClassifyHttp, IdempotentOnly};
+use staggered::sleep::Clock;
+use staggered::test_util::{MockClock, RecordingSleeper};
+use staggered::tower::RetryLayer;
+use staggered::{
+    Backoff, GiveUpEvent, Notify, RatioBudget, RetryEvent, RetryPolicy, StopReason, Strategy, TimedOut,
+};
+use tower::{BoxError, Service, ServiceBuilder, ServiceExt};
+
+use super::server::{Reply, Server};
+
+type Body = Full<Bytes>;
+
+fn backoff(max_attempts: u32) -> Backoff {
+    Backoff::builder(Strategy::Exponential)
+        .with_base(Duration::from_millis(10))
+        .with_max_delay(Duration::from_millis(100))
+        .with_max_attempts(max_attempts)
+        .build()
+        .unwrap()
+}
+
+fn http_client() -> Client<hyper_util::client::legacy::connect::HttpConnector, Body> {
+    Client::builder(TokioExecutor::new()).build_http()
+}
+
+fn get(url: String) -> Request<Body> {
+    Request::get(url).body(Body::default()).unwrap()
+}
+
+/// Records the give-up reasons.
+#[derive(Clone, Default)]
+struct GiveUps(Arc<Mutex<Vec<(StopReason, u32)>>>);
+
+impl<E> Notify<E> for GiveUps {
+    fn on_retry(&self, _: &RetryEvent<'_, E>) {}
+    fn on_give_up(&self, event: &GiveUpEvent<'_, E>) {
+        self.0.lock().unwrap().push((event.reason, event.attempts));
+    }
+}
+
+/// The HTTP stack: retry (HTTP classifier, idempotent requests only,
+/// recording sleeper) around hyper's client.
+macro_rules! http_stack {
+    ($policy:expr, $sleeper:expr) => {
+        ServiceBuilder::new()
+            .layer(
+                RetryLayer::new($policy.classify(ClassifyHttp::new()))
+                    .clone_requests_with(IdempotentOnly::new())
+                    .with_timer($sleeper.clone(), $sleeper.clock()),
+            )
+            .service(http_client())
+    };
+}
+
+#[tokio::test]
+async fn a_flaky_endpoint_succeeds_on_the_third_attempt() {
+    let server = Server::start(|hit, _| if hit <= 2 { Reply::status(503) } else { Reply::ok() }).await;
+    let sleeper = RecordingSleeper::new();
+    let mut service = http_stack!(RetryPolicy::new(backoff(5)), sleeper);
+    let response: Response<Incoming> =
+        service.ready().await.unwrap().call(get(server.url("/"))).await.unwrap();
+    assert_eq!((response.status(), server.hits()), (StatusCode::OK, 3));
+    assert_eq!(sleeper.sleeps(), [Duration::from_millis(10), Duration::from_millis(20)]);
+}
+
+#[tokio::test]
+async fn retry_after_is_honoured_and_hostile_hints_stop() {
+    let server = Server::start(|hit, _| match hit {
+        1 => Reply::with_header(429, "retry-after", "1"),
+        2 => Reply::with_header(503, "retry-after", "soon"),
+        3 => Reply::with_header(503, "retry-after", "99999999999"),
+        _ => Reply::ok(),
+    })
+    .await;
+    let sleeper = RecordingSleeper::new();
+    let give_ups = GiveUps::default();
+    let policy =
+        RetryPolicy::new(backoff(5)).with_max_hint(Duration::from_secs(5)).on_retry(give_ups.clone());
+    let mut service = http_stack!(policy, sleeper);
+    let response = service.ready().await.unwrap().call(get(server.url("/"))).await.unwrap();
+    // Hit 1: waited the hint; hit 2: garbage ignored, ordinary backoff;
+    // hit 3: a hint past max_hint stops, and the 503 is returned as it came.
+    assert_eq!((response.status(), server.hits()), (StatusCode::SERVICE_UNAVAILABLE, 3));
+    let sleeps = sleeper.sleeps();
+    assert!(sleeps[0] >= Duration::from_secs(1) && sleeps[0] <= Duration::from_millis(1100), "{sleeps:?}");
+    assert_eq!(sleeps[1], Duration::from_millis(20));
+    assert_eq!(give_ups.0.lock().unwrap().as_slice(), [(StopReason::HintTooLong, 3)]);
+}
+
+#[tokio::test]
+async fn a_post_is_sent_once() {
+    let server = Server::start(|_, _| Reply::status(503)).await;
+    let sleeper = RecordingSleeper::new();
+    let mut service = http_stack!(RetryPolicy::new(backoff(3)), sleeper);
+    let post = Request::post(server.url("/pay")).body(Body::from("{}")).unwrap();
+    let response = service.ready().await.unwrap().call(post).await.unwrap();
+    assert_eq!((response.status(), server.hits()), (StatusCode::SERVICE_UNAVAILABLE, 1));
+    let keyed =
+        Request::post(server.url("/pay")).header("idempotency-key", "k1").body(Body::from("{}")).unwrap();
+    service.ready().await.unwrap().call(keyed).await.unwrap();
+    assert_eq!(server.hits(), 1 + 3);
+}
+
+#[tokio::test]
+async fn a_hanging_endpoint_is_cut_by_the_attempt_timeout() {
+    // Real time: the hanging socket is cut after 150 ms.
+    let server = Server::start(|hit, _| if hit == 1 { Reply::Hang } else { Reply::ok() }).await;
+    let policy = RetryPolicy::new(backoff(4))
+        .classify(ClassifyHttp::new())
+        .with_attempt_timeout(Duration::from_millis(150));
+    // hyper's error becomes a `BoxError`, which can hold a `TimedOut`.
+    let mut service = ServiceBuilder::new()
+        .layer(RetryLayer::new(policy).clone_requests_with(IdempotentOnly::new()))
+        .map_err(BoxError::from)
+        .service(http_client());
+    let start = Instant::now();
+    let response = service.ready().await.unwrap().call(get(server.url("/"))).await.unwrap();
+    let elapsed = start.elapsed();
+    assert_eq!((response.status(), server.hits()), (StatusCode::OK, 2));
+    assert!(elapsed >= Duration::from_millis(150) && elapsed < Duration::from_secs(5), "{elapsed:?}");
+
+    // With every attempt cut, the caller gets the timeout.
+    let server = Server::start(|_, _| Reply::Hang).await;
+    let policy = RetryPolicy::new(backoff(2))
+        .classify(ClassifyHttp::new())
+        .with_attempt_timeout(Duration::from_millis(100));
+    let mut service = ServiceBuilder::new()
+        .layer(RetryLayer::new(policy).clone_requests_with(IdempotentOnly::new()))
+        .map_err(BoxError::from)
+        .service(http_client());
+    let err = service.ready().await.unwrap().call(get(server.url("/"))).await.unwrap_err();
+    assert_eq!(err.downcast_ref::<TimedOut>(), Some(&TimedOut { after: Duration::from_millis(100) }));
+    assert!(server.hits() <= 2, "hits {}", server.hits());
+}
+
+#[tokio::test]
+async fn a_shared_budget_stops_retries_when_the_server_is_down() {
+    const REQUESTS: u32 = 30;
+    let server = Server::start(|_, _| Reply::status(503)).await;
+    // A ratio budget on a clock that does not move: a reserve of 1 retry
+    // per second over 2 s, plus 10% of the requests.
+    let budget = RatioBudget::builder()
+        .with_ttl(Duration::from_secs(2))
+        .with_min_per_sec(1)
+        .with_retry_percent(0.1)
+        .build_with_clock(MockClock::new())
+        .unwrap();
+    let sleeper = RecordingSleeper::new();
+    let service = http_stack!(RetryPolicy::new(backoff(4)).with_budget(budget.clone()), sleeper);
+    let tasks: Vec<_> = (0..REQUESTS)
+        .map(|_| {
+            let (service, url) = (service.clone(), server.url("/down"));
+            tokio::spawn(async move { service.oneshot(get(url)).await.unwrap().status() })
+        })
+        .collect();
+    for task in tasks {
+        assert_eq!(task.await.unwrap(), StatusCode::SERVICE_UNAVAILABLE);
+    }
+    let metrics = staggered::Budget::metrics(&budget).unwrap();
+    assert!(metrics.refused > 0, "{metrics:?}");
+    // At most the reserve (2) plus 10% of 30 requests (3) retries.
+    assert!(metrics.allowed <= 5, "{metrics:?}");
+    assert_eq!(u64::from(server.hits()), u64::from(REQUESTS) + metrics.allowed);
+    assert!(server.hits() < REQUESTS * 4);
+}
+
+/// A service that fails its first `failures` calls, counts its calls, and
+/// is not ready on the first `poll_ready` of each clone.
+struct Flaky {
+    calls: Arc<AtomicU32>,
+    ready_polls: Arc<AtomicU32>,
+    failures: u32,
+    readied: bool,
+}
+
+impl Flaky {
+    fn new(failures: u32) -> Self {
+        Flaky { calls: Arc::default(), ready_polls: Arc::default(), failures, readied: false }
+    }
+}
+
+impl Clone for Flaky {
+    fn clone(&self) -> Self {
+        // A clone has its own readiness, as a clone of a real client would.
+        let (calls, ready_polls) = (Arc::clone(&self.calls), Arc::clone(&self.ready_polls));
+        Flaky { calls, ready_polls, failures: self.failures, readied: false }
+    }
+}
+
+impl Service<String> for Flaky {
+    type Response = usize;
+    type Error = BoxError;
+    type Future = Ready<Result<usize, BoxError>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), BoxError>> {
+        self.ready_polls.fetch_add(1, Ordering::SeqCst);
+        if self.readied {
+            Poll::Ready(Ok(()))
+        } else {
+            self.readied = true;
+            cx.waker().wake_by_ref();
+            Poll::Pending
+        }
+    }
+
+    fn call(&mut self, request: String) -> Self::Future {
+        assert!(self.readied, "called before ready");
+        let call = self.calls.fetch_add(1, Ordering::SeqCst) + 1;
+        std::future::ready(if call <= self.failures { Err("flaky".into()) } else { Ok(request.len()) })
+    }
+}
+
+#[tokio::test]
+async fn the_cloned_service_is_readied_before_every_retry() {
+    let inner = Flaky::new(2);
+    let (calls, ready_polls) = (Arc::clone(&inner.calls), Arc::clone(&inner.ready_polls));
+    let sleeper = RecordingSleeper::new();
+    let layer = RetryLayer::new(RetryPolicy::new(backoff(5))).with_timer(sleeper.clone(), sleeper.clock());
+    let mut service = ServiceBuilder::new().layer(layer).service(inner);
+    let length = service.ready().await.unwrap().call("hello".to_owned()).await.unwrap();
+    assert_eq!((length, calls.load(Ordering::SeqCst)), (5, 3));
+    // Two polls for the caller's readiness, then the clone (not ready yet,
+    // then ready) before retry 1 and ready again before retry 2.
+    assert_eq!(ready_polls.load(Ordering::SeqCst), 2 + 2 + 1);
+    assert_eq!(sleeper.sleeps().len(), 2);
+}
+
+#[tokio::test]
+async fn a_request_that_cannot_be_cloned_is_sent_once() {
+    let inner = Flaky::new(10);
+    let calls = Arc::clone(&inner.calls);
+    let sleeper = RecordingSleeper::new();
+    let layer = RetryLayer::new(RetryPolicy::new(backoff(5)))
+        .clone_requests_with(|request: &String| (!request.starts_with("POST")).then(|| request.clone()))
+        .with_timer(sleeper.clone(), sleeper.clock());
+    let mut service = ServiceBuilder::new().layer(layer).service(inner);
+    let err = service.ready().await.unwrap().call("POST /pay".to_owned()).await.unwrap_err();
+    assert_eq!((err.to_string(), calls.load(Ordering::SeqCst)), ("flaky".to_owned(), 1));
+    service.ready().await.unwrap().call("GET /".to_owned()).await.unwrap_err();
+    assert_eq!(calls.load(Ordering::SeqCst), 1 + 5);
+    assert_eq!(sleeper.sleeps().len(), 4);
+}
+
+#[tokio::test]
+async fn the_deadline_is_read_on_the_layers_clock() {
+    // A 25 ms deadline on the recording sleeper's clock: 10 + 20 ms of
+    // waits would pass it, so the loop stops after one retry, sleeping 10 ms.
+    let sleeper = RecordingSleeper::new();
+    let give_ups = GiveUps::default();
+    let policy =
+        RetryPolicy::new(backoff(10)).with_deadline(Duration::from_millis(25)).on_retry(give_ups.clone());
+    let layer = RetryLayer::new(policy).with_timer(sleeper.clone(), sleeper.clock());
+    let mut service = ServiceBuilder::new().layer(layer).service(Flaky::new(10));
+    service.ready().await.unwrap().call("x".to_owned()).await.unwrap_err();
+    assert_eq!(sleeper.sleeps(), [Duration::from_millis(10)]);
+    assert_eq!(give_ups.0.lock().unwrap().as_slice(), [(StopReason::Deadline, 2)]);
+    assert_eq!(sleeper.clock().since(Duration::ZERO), Duration::from_millis(10));
+}
+
+#[tokio::test(start_paused = true)]
+async fn tokio_time_by_default() {
+    // The default timer is tokio's, so paused time runs the waits at once.
+    let start = tokio::time::Instant::now();
+    let mut service = ServiceBuilder::new().layer(RetryLayer::new(RetryPolicy::new(backoff(5)))).service(
+        tower::service_fn(|n: u32| async move {
+            if n > 0 {
+                Ok::<_, Infallible>(n)
+            } else {
+                unreachable!()
+            }
+        }),
+    );
+    assert_eq!(service.ready().await.unwrap().call(3).await.unwrap(), 3);
+    let mut flaky =
+        ServiceBuilder::new().layer(RetryLayer::new(RetryPolicy::new(backoff(3)))).service(Flaky::new(5));
+    flaky.ready().await.unwrap().call("x".to_owned()).await.unwrap_err();
+    assert_eq!(start.elapsed(), Duration::from_millis(30), "10 + 20 ms of paused time");
+}
