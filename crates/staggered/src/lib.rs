@@ -55,7 +55,17 @@
 //!
 //! # Crate features
 //! - `std` (default): entropy seeding, [`Backoff::delays`] and [`Schedule`]
-//!   for [`Backoff`]. Without it the crate is `no_std`; seed explicitly.
+//!   for [`Backoff`], the blocking driver, the budgets, HTTP-date hints.
+//!   Without it the crate is `no_std`; seed explicitly.
+//! - `tokio` (default): the async driver's default timer and clock
+//!   ([`sleep::TokioSleeper`], [`sleep::TokioClock`]), which honour tokio's
+//!   paused time. Without it, `run_async_with` takes any runtime's.
+//! - `tracing`: one structured event per retry and per give-up, with seed
+//!   004's fields (`attempt`, `max_attempts`, `delay_ms`, `error_type`,
+//!   `error_message`) and the budget's level.
+//! - `test-util`: [`test_util::MockClock`] and
+//!   [`test_util::RecordingSleeper`], to assert attempts and delays in your
+//!   own tests without sleeping.
 //! - `http`: [`http`](mod@crate::http) classifies `http` responses by status
 //!   and server hints ([`http::ClassifyHttp`]) and clones only requests that
 //!   are safe to repeat ([`http::IdempotentOnly`]).

@@ -135,6 +135,13 @@ impl<S, C, N, B, T> RetryPolicy<S, C, N, B, T> {
         }
     }
 
+    /// Replaces every limit at once (`max_attempts`, deadline, longest hint,
+    /// hint jitter), e.g. with those of a loaded configuration.
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits.with_hint_jitter(limits.hint_jitter);
+        self
+    }
+
     /// Sets the total number of calls (a schedule that ends sooner still ends sooner).
     pub fn with_max_attempts(mut self, max_attempts: u32) -> Self {
         self.limits.max_attempts = Some(max_attempts);

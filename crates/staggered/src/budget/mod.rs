@@ -111,6 +111,32 @@ macro_rules! forward_budget {
 }
 
 forward_budget!(&B);
+
+/// An optional budget: `None` allows every retry, as [`NoBudget`] does (a
+/// configuration without a `budget` section still makes a policy).
+impl<B: Budget> Budget for Option<B> {
+    #[inline]
+    fn withdraw(&self, failure: &Failure) -> bool {
+        self.as_ref().is_none_or(|budget| budget.withdraw(failure))
+    }
+    #[inline]
+    fn deposit(&self, attempt: u32) {
+        if let Some(budget) = self {
+            budget.deposit(attempt);
+        }
+    }
+    #[inline]
+    fn record_request(&self) {
+        if let Some(budget) = self {
+            budget.record_request();
+        }
+    }
+    #[inline]
+    fn metrics(&self) -> Option<BudgetMetrics> {
+        self.as_ref().and_then(Budget::metrics)
+    }
+}
+
 #[cfg(feature = "std")]
 forward_budget!(std::sync::Arc<B>);
 

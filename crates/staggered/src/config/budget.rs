@@ -167,28 +167,3 @@ impl Budget for AnyBudget {
         }
     }
 }
-
-/// An optional budget: `None` allows every retry, as [`NoBudget`](crate::NoBudget)
-/// does, so a configuration without a `budget` section still makes a policy.
-impl<B: Budget> Budget for Option<B> {
-    #[inline]
-    fn withdraw(&self, failure: &Failure) -> bool {
-        self.as_ref().is_none_or(|budget| budget.withdraw(failure))
-    }
-    #[inline]
-    fn deposit(&self, attempt: u32) {
-        if let Some(budget) = self {
-            budget.deposit(attempt);
-        }
-    }
-    #[inline]
-    fn record_request(&self) {
-        if let Some(budget) = self {
-            budget.record_request();
-        }
-    }
-    #[inline]
-    fn metrics(&self) -> Option<BudgetMetrics> {
-        self.as_ref().and_then(Budget::metrics)
-    }
-}
