@@ -4,7 +4,8 @@
 //! Backoff and jitter are about fleets: one client's schedule looks fine on
 //! its own, and the damage only shows when many clients share a resource.
 //! This crate replays the published experiments with the library's own
-//! [`staggered::Delays`], so what it measures is the code users run.
+//! [`staggered::Delays`] and [`staggered::Decision`] (every retry or stop is
+//! the library's call), so what it measures is the code users run.
 //!
 //! ```
 //! use staggered_sim::{run_contention, ContentionConfig};
