@@ -294,7 +294,7 @@ mod overload {
     //! or below 1.25x once drained, and costs nothing when failures are rare.
     //!
     //! Every claim is checked on the scenario itself (60 s, all five
-    //! policies): a run takes about 0.1 s in a debug build. Over seeds 0 to
+    //! policies): all five take about 0.4 s in a debug build. Over seeds 0 to
     //! 39 (release), `retry` never recovered, the token bucket and the
     //! throttle recovered in 3 to 4 s, the ratio budget in 12 to 15 s, and
     //! the worst amplification once drained was 1.146 (1.223 over the
