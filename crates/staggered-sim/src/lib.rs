@@ -4,7 +4,8 @@
 //! Backoff and jitter are about fleets: one client's schedule looks fine on
 //! its own, and the damage only shows when many clients share a resource.
 //! This crate replays the published experiments with the library's own
-//! [`staggered::Delays`], so what it measures is the code users run.
+//! [`staggered::Delays`] and [`staggered::Decision`] (every retry or stop is
+//! the library's call), so what it measures is the code users run.
 //!
 //! ```
 //! use staggered_sim::{run_contention, ContentionConfig};
@@ -29,16 +30,24 @@
 //!   [`ContentionReport`], and [`Reading`] for the one-line verdict. The
 //!   exact reading of the model is documented on [`run_contention`] (events)
 //!   and [`ContentionStrategy::backoff`] (backoff parameters).
+//! - **overload** (SPEC section 7, budgets): a server at 70% load loses half
+//!   its capacity for 5 s; clients time out and retry. Without a budget the
+//!   retries keep it down after the trigger (a metastable failure); each of
+//!   the library's budgets lets it recover. [`OverloadConfig`] (validated,
+//!   defaults = the issue's scenario), [`run_overload`] (the model, exactly),
+//!   [`OverloadPolicy`], and [`OverloadReport`] with per-second [`OverloadSeries`]
+//!   for charts.
 //!
 //! # Engine and determinism
 //! [`Engine`] is a virtual clock and a binary heap of events ordered by (time,
 //! insertion order), so ties break the same way every time. Time is in
 //! abstract time units ([`units`]: one unit is one millisecond of
 //! `Duration`). Every run seeds its generators from its own coordinates
-//! (seed, client count, strategy, run index), runs are spread over threads
-//! with `std::thread::scope`, and their results are combined in a fixed
-//! order: a report is bit-identical for the same configuration on any number
-//! of threads.
+//! (contention: seed, client count, strategy, run index; overload: seed,
+//! stream, policy, operation), runs are spread over threads with
+//! `std::thread::scope`, and their results are combined in a fixed order: a
+//! report is bit-identical for the same configuration on any number of
+//! threads.
 //!
 //! # Crate features
 //! None.
@@ -48,6 +57,7 @@
 
 mod contention;
 mod engine;
+mod overload;
 mod reading;
 mod report;
 mod rng;
@@ -58,5 +68,9 @@ pub use contention::{
     ContentionStrategy, RunOutcome, MAX_CLIENTS,
 };
 pub use engine::Engine;
+pub use overload::{
+    run_overload, run_overload_with_progress, OverloadConfig, OverloadConfigBuilder, OverloadError,
+    OverloadPolicy, OverloadReport, OverloadRow, OverloadSeries, Trigger, MAX_DURATION, MAX_OPERATIONS,
+};
 pub use reading::{Place, Ranking, Reading, NOISE_Z};
 pub use report::{ContentionReport, ContentionRow, Summary};

@@ -25,6 +25,25 @@ pub fn to_duration(units: f64) -> Option<Duration> {
     Duration::try_from_secs_f64(units * UNIT.as_secs_f64()).ok()
 }
 
+/// `units` time units as a `Duration`, for a time the simulation produced
+/// (finite, at least 0): cheap enough to run on every failed attempt. Values
+/// below 0 or NaN give zero, values too large saturate, and the rest are
+/// truncated to whole nanoseconds.
+///
+/// ```
+/// use std::time::Duration;
+/// use staggered_sim::units::elapsed;
+///
+/// assert_eq!(elapsed(1500.25), Duration::from_nanos(1_500_250_000));
+/// assert_eq!(elapsed(-3.0), Duration::ZERO);
+/// ```
+#[inline]
+pub fn elapsed(units: f64) -> Duration {
+    const NANOS_PER_UNIT: f64 = UNIT.as_nanos() as f64;
+    // `as` saturates and sends NaN to 0; no `round`, which is a libm call here.
+    Duration::from_nanos((units * NANOS_PER_UNIT) as u64)
+}
+
 /// A `Duration` in time units.
 #[inline]
 pub fn to_units(duration: Duration) -> f64 {

@@ -4,11 +4,11 @@
 
 use std::time::Duration;
 
-use staggered::{Backoff, Delays, FastRng};
+use staggered::{Action, Backoff, Decision, Delays, Failure, FastRng, Limits};
 
 use crate::engine::Engine;
 use crate::rng::{derive, Normal};
-use crate::units::to_units;
+use crate::units::{elapsed, to_units};
 
 /// What one run measured.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -32,26 +32,19 @@ enum Message {
     Write { client: u32, version: u32 },
 }
 
-/// What a client does after a failed write.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Next {
-    /// Send the next read after this delay.
-    Retry(Duration),
-    /// Give up.
-    Stop,
-}
+/// One client's retry state: the library's sans-IO decision over the
+/// client's own schedule, with no limit besides the schedule's end (the
+/// published clients retry until their write succeeds).
+type Client = Decision<Delays<FastRng>>;
 
-/// The one place a client decides what follows a failed write. Today it takes
-/// the next delay of the client's library schedule; it is the seam where the
-/// library's retry decision (outcome in, `Retry(delay)` or `Stop` out) will
-/// go. The caller knows the failure count (`delays.retry()`) and the time the
-/// failed reply arrived, should the decision need them (a deadline).
+/// The one place a client decides what follows a failed write: the library's
+/// [`Decision`], told that the write failed transiently (no server hint)
+/// `since_start` after the client's first read left. The simulator holds no
+/// retry rule of its own. Without a hint the decision draws nothing itself,
+/// so the delays are exactly the schedule's: `Retry(delay)` is its next delay.
 #[inline]
-fn after_failure(delays: &mut Delays<FastRng>) -> Next {
-    match delays.next() {
-        Some(delay) => Next::Retry(delay),
-        None => Next::Stop,
-    }
+fn after_failure(client: &mut Client, since_start: Duration) -> Action {
+    client.on_failure(&Failure::TRANSIENT, since_start)
 }
 
 /// The network: every hop is an independent `abs(Normal(mean, sd))` draw.
@@ -68,11 +61,11 @@ impl Network {
 }
 
 /// The allocations a thread reuses from run to run: the event queue and the
-/// clients' schedules.
+/// clients' retry decisions.
 #[derive(Debug, Default)]
 pub(crate) struct Scratch {
     engine: Engine<Message>,
-    clients: Vec<Delays<FastRng>>,
+    clients: Vec<Client>,
 }
 
 /// Keys that separate the network's generator from the clients'.
@@ -88,11 +81,14 @@ pub(crate) fn simulate(
     (hop_mean, hop_sd): (f64, f64),
     seed: u64,
 ) -> RunOutcome {
-    let Scratch { engine, clients: schedules } = scratch;
+    let Scratch { engine, clients: decisions } = scratch;
     engine.reset();
-    schedules.clear();
+    decisions.clear();
     // Each client's schedule owns its generator (SPEC section 5).
-    schedules.extend((0..clients).map(|i| backoff.delays_seeded(derive(&[seed, CLIENTS, u64::from(i)]))));
+    decisions.extend((0..clients).map(|i| {
+        let rng = FastRng::seed(derive(&[seed, CLIENTS, u64::from(i)]));
+        Decision::new(backoff.delays_with_rng(rng), Limits::NONE)
+    }));
     let mut network =
         Network { normal: Normal::new(hop_mean, hop_sd), rng: FastRng::seed(derive(&[seed, NETWORK])) };
 
@@ -123,9 +119,10 @@ pub(crate) fn simulate(
             row_version += 1;
             return None; // the client is done
         }
-        match after_failure(&mut schedules[client as usize]) {
-            Next::Retry(delay) => Some((reply + network.hop() + to_units(delay), Message::Read { client })),
-            Next::Stop => {
+        // Every client's first read left at time 0.
+        match after_failure(&mut decisions[client as usize], elapsed(reply)) {
+            Action::Retry(delay) => Some((reply + network.hop() + to_units(delay), Message::Read { client })),
+            Action::Stop(_) => {
                 gave_up += 1;
                 None
             }
@@ -173,6 +170,20 @@ mod tests {
         let backoff = ContentionStrategy::Backoff(Strategy::Exponential).backoff(5.0, 2000.0).unwrap();
         let outcome = simulate(&mut Scratch::default(), 2, &backoff, (10.0, 0.0), 9);
         assert_eq!(outcome, RunOutcome { calls: 3, time: 90.0, gave_up: 0 });
+    }
+
+    #[test]
+    fn the_decision_retries_with_exactly_the_schedule() {
+        // Without a hint the decision draws nothing itself: its waits are the
+        // schedule's delays, which keeps the published grid bit-identical.
+        for strategy in ContentionStrategy::PUBLISHED {
+            let backoff = strategy.backoff(5.0, 2000.0).unwrap();
+            let mut client: Client = Decision::new(backoff.delays_seeded(11), Limits::NONE);
+            for (retry, expected) in backoff.delays_seeded(11).take(40).enumerate() {
+                let since_start = elapsed(100.0 * retry as f64);
+                assert_eq!(after_failure(&mut client, since_start), Action::Retry(expected), "{strategy}");
+            }
+        }
     }
 
     #[test]
