@@ -68,7 +68,7 @@ impl<S: Schedule, C, N, B: Budget, T> RetryPolicy<S, C, N, B, T> {
         self.budget.record_request();
         match op(1) {
             Ok(value) => {
-                self.budget.deposit(1);
+                self.budget.deposit(1, None);
                 Ok(Retried { value, attempts: 1, waited: Duration::ZERO })
             }
             Err(error) => self.retry_blocking(op, error, start, sleeper, clock),

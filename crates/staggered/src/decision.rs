@@ -36,6 +36,16 @@ impl Limits {
     /// No limits but the schedule's own end; hint jitter 0.1.
     pub const NONE: Limits = Limits { max_attempts: None, deadline: None, max_hint: None, hint_jitter: 0.1 };
 
+    /// The limits a schedule carries: its `max_attempts`, its deadline and the
+    /// longest hint it would honour (for a [`Backoff`](crate::Backoff), its
+    /// largest delay). What [`RetryPolicy::new`](crate::RetryPolicy::new) starts from.
+    pub fn for_schedule<S: crate::Schedule + ?Sized>(schedule: &S) -> Self {
+        Limits::NONE
+            .with_max_attempts(schedule.max_attempts())
+            .with_deadline(schedule.deadline())
+            .with_max_hint(schedule.max_hint())
+    }
+
     /// The same limits with `max_attempts`.
     pub const fn with_max_attempts(mut self, max_attempts: Option<u32>) -> Self {
         self.max_attempts = max_attempts;
@@ -142,6 +152,8 @@ pub struct Decision<D, B = NoBudget> {
     attempt: u32,
     hint_rng: Option<FastRng>,
     cancelled: bool,
+    /// The failure whose retry is under way, for the budget's refund.
+    last_failure: Option<Failure>,
 }
 
 impl<D: Iterator<Item = Duration>> Decision<D> {
@@ -155,7 +167,7 @@ impl<D: Iterator<Item = Duration>> Decision<D> {
 impl<D: Iterator<Item = Duration>, B: Budget> Decision<D, B> {
     /// The decision for one operation, asking `budget` before each retry.
     pub fn with_budget(delays: D, limits: Limits, budget: B) -> Self {
-        Decision { delays, budget, limits, attempt: 1, hint_rng: None, cancelled: false }
+        Decision { delays, budget, limits, attempt: 1, hint_rng: None, cancelled: false, last_failure: None }
     }
 
     /// Draws hint jitter from a generator seeded with `seed`, for
@@ -201,7 +213,7 @@ impl<D: Iterator<Item = Duration>, B: Budget> Decision<D, B> {
 
     /// Records that the current attempt succeeded (the budget may refund).
     pub fn on_success(&mut self) {
-        self.budget.deposit(self.attempt);
+        self.budget.deposit(self.attempt, self.last_failure.as_ref());
     }
 
     /// Decides after the current attempt failed with `failure`, `elapsed`
@@ -215,6 +227,7 @@ impl<D: Iterator<Item = Duration>, B: Budget> Decision<D, B> {
         match self.decide(failure, elapsed) {
             Ok(wait) => {
                 self.attempt = self.attempt.saturating_add(1);
+                self.last_failure = Some(*failure);
                 Action::Retry(wait)
             }
             Err(reason) => Action::Stop(reason),
@@ -228,6 +241,7 @@ impl<D: Iterator<Item = Duration>, B: Budget> Decision<D, B> {
         if failure.kind == ErrorKind::Permanent {
             return Err(StopReason::Permanent);
         }
+        self.budget.record_failure(failure);
         if matches!(self.limits.max_attempts, Some(max) if self.attempt >= max) {
             return Err(StopReason::AttemptsExhausted);
         }
@@ -381,7 +395,7 @@ mod tests {
             self.0.set(self.0.get() + 1);
             false
         }
-        fn deposit(&self, _: u32) {}
+        fn deposit(&self, _: u32, _: Option<&Failure>) {}
     }
 
     #[test]

@@ -50,7 +50,7 @@ macro_rules! retry_loop {
                     Ok(value) => {
                         match decision.as_mut() {
                             Some(decision) => decision.on_success(),
-                            None => $self.budget.deposit(attempt),
+                            None => $self.budget.deposit(attempt, None),
                         }
                         return Ok(Retried { value, attempts: attempt, waited });
                     }

@@ -59,10 +59,7 @@ pub struct RetryPolicy<S, C = AlwaysTransient, N = NoNotify, B = NoBudget, T = N
 impl<S: Schedule> RetryPolicy<S> {
     /// A policy that retries every error on `schedule`.
     pub fn new(schedule: S) -> Self {
-        let limits = Limits::NONE
-            .with_max_attempts(schedule.max_attempts())
-            .with_deadline(schedule.deadline())
-            .with_max_hint(schedule.max_hint());
+        let limits = Limits::for_schedule(&schedule);
         RetryPolicy {
             schedule,
             classifier: AlwaysTransient,

@@ -214,11 +214,11 @@ impl<B: Budget> Run<'_, B> {
 }
 
 /// The decision limits of `policy`: one attempt for `no-retry`, else the
-/// schedule's `max_attempts` and deadline (as `RetryPolicy::new` derives them).
+/// schedule's own, as `RetryPolicy::new` derives them.
 fn limits(policy: OverloadPolicy, backoff: &Backoff) -> Limits {
     match policy {
         OverloadPolicy::NoRetry => Limits::NONE.with_max_attempts(Some(1)),
-        _ => Limits::NONE.with_max_attempts(backoff.max_attempts()).with_deadline(backoff.deadline()),
+        _ => Limits::for_schedule(backoff),
     }
 }
 

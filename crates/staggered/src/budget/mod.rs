@@ -61,8 +61,18 @@ pub trait Budget {
     /// Asks to spend on one retry after `failure`. `false` refuses the retry.
     fn withdraw(&self, failure: &Failure) -> bool;
 
-    /// Records that an operation succeeded on attempt `attempt` (1 is first try).
-    fn deposit(&self, attempt: u32);
+    /// Records that an operation succeeded on attempt `attempt` (1 is first
+    /// try); `last_failure` is the failure whose retry succeeded, if any, so a
+    /// budget can give back what that retry cost.
+    fn deposit(&self, attempt: u32, last_failure: Option<&Failure>);
+
+    /// Records a retryable failure, whether or not it will be retried (the
+    /// retry decision calls it for every transient or throttled failure,
+    /// before its other checks). gRPC's throttle counts these; the default
+    /// ignores them.
+    fn record_failure(&self, failure: &Failure) {
+        let _ = failure;
+    }
 
     /// Records that an operation started (its first attempt). Ratio budgets
     /// count these; the default ignores them.
@@ -84,7 +94,7 @@ impl Budget for NoBudget {
         true
     }
     #[inline]
-    fn deposit(&self, _: u32) {}
+    fn deposit(&self, _: u32, _: Option<&Failure>) {}
 }
 
 macro_rules! forward_budget {
@@ -95,8 +105,12 @@ macro_rules! forward_budget {
                 (**self).withdraw(failure)
             }
             #[inline]
-            fn deposit(&self, attempt: u32) {
-                (**self).deposit(attempt)
+            fn deposit(&self, attempt: u32, last_failure: Option<&Failure>) {
+                (**self).deposit(attempt, last_failure)
+            }
+            #[inline]
+            fn record_failure(&self, failure: &Failure) {
+                (**self).record_failure(failure)
             }
             #[inline]
             fn record_request(&self) {
@@ -120,9 +134,15 @@ impl<B: Budget> Budget for Option<B> {
         self.as_ref().is_none_or(|budget| budget.withdraw(failure))
     }
     #[inline]
-    fn deposit(&self, attempt: u32) {
+    fn deposit(&self, attempt: u32, last_failure: Option<&Failure>) {
         if let Some(budget) = self {
-            budget.deposit(attempt);
+            budget.deposit(attempt, last_failure);
+        }
+    }
+    #[inline]
+    fn record_failure(&self, failure: &Failure) {
+        if let Some(budget) = self {
+            budget.record_failure(failure);
         }
     }
     #[inline]

@@ -243,7 +243,7 @@ where
         inner.tally.record(taken.is_ok())
     }
 
-    fn deposit(&self, _: u32) {}
+    fn deposit(&self, _: u32, _: Option<&Failure>) {}
 
     fn record_request(&self) {
         let inner = &self.inner;

@@ -12,14 +12,12 @@ const MILLI: f64 = 1000.0;
 
 /// gRPC's retry throttling (gRFC A6).
 ///
-/// The pool starts at `max_tokens`. Every failure that would be retried
-/// takes one token; every success adds `token_ratio`. A retry is allowed only
-/// while the pool, after the failure's token is taken, stays above
-/// `max_tokens / 2`. Defaults: `max_tokens` 10, `token_ratio` 0.1, as in
-/// gRPC's service config examples.
-///
-/// Unlike gRPC, failures the decision would not retry anyway (permanent,
-/// attempts exhausted) do not reach the budget, so they take no token.
+/// The pool starts at `max_tokens`. Every retryable failure takes one token,
+/// whether or not it is retried (the last attempt's failure too); every
+/// success adds `token_ratio`. A retry is allowed only while the pool, after
+/// the failure's token is taken, stays above `max_tokens / 2`. Defaults:
+/// `max_tokens` 10, `token_ratio` 0.1, as in gRPC's service config examples.
+/// Permanent failures take no token.
 ///
 /// Clones share the pool; each update is one compare-and-swap loop.
 #[derive(Debug, Clone)]
@@ -88,15 +86,18 @@ impl Default for RetryThrottle {
 
 impl Budget for RetryThrottle {
     fn withdraw(&self, _: &Failure) -> bool {
-        let inner = &self.inner;
-        let before = inner
-            .milli_tokens
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |t| Some(t.saturating_sub(1000)))
-            .unwrap_or_else(|t| t);
-        inner.tally.record(before.saturating_sub(1000) > inner.max / 2)
+        // The failure's token was taken by `record_failure`.
+        self.inner.tally.record(self.is_open())
     }
 
-    fn deposit(&self, _: u32) {
+    fn record_failure(&self, _: &Failure) {
+        let _ = self
+            .inner
+            .milli_tokens
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |t| Some(t.saturating_sub(1000)));
+    }
+
+    fn deposit(&self, _: u32, _: Option<&Failure>) {
         let inner = &self.inner;
         let _ = inner.milli_tokens.fetch_update(Ordering::AcqRel, Ordering::Acquire, |t| {
             Some(t.saturating_add(inner.ratio).min(inner.max))
@@ -117,18 +118,20 @@ mod tests {
         let throttle = RetryThrottle::new();
         // 10 -> 9 -> 8 -> 7 -> 6 are above 5: four retries allowed.
         for _ in 0..4 {
+            throttle.record_failure(&Failure::TRANSIENT);
             assert!(throttle.withdraw(&Failure::TRANSIENT));
         }
+        throttle.record_failure(&Failure::TRANSIENT);
         assert!(!throttle.withdraw(&Failure::TRANSIENT), "5 is not above half");
         assert_eq!(throttle.tokens(), 5.0);
         assert!(!throttle.is_open());
         for _ in 0..11 {
-            throttle.deposit(1);
+            throttle.deposit(1, None);
         }
         assert!((throttle.tokens() - 6.1).abs() < 1e-9);
         assert!(throttle.is_open());
         for _ in 0..1000 {
-            throttle.deposit(1);
+            throttle.deposit(1, None);
         }
         assert_eq!(throttle.tokens(), 10.0);
     }

@@ -13,8 +13,8 @@ use crate::classify::{ErrorKind, Failure};
 /// tokens (`timeout_cost` after a timeout, `throttled_cost` after a
 /// throttling error); with too few tokens left the retry is refused. A
 /// success on the first try puts back `success_refund`; a success after
-/// retries puts back the cost of one retry, as the SDK releases what the
-/// last retry acquired.
+/// retries puts back what the last retry cost, as the SDK releases the
+/// capacity that retry acquired.
 ///
 /// # Default
 /// | parameter | default |
@@ -162,9 +162,11 @@ impl Budget for TokenBucket {
         self.inner.tally.record(taken.is_ok())
     }
 
-    fn deposit(&self, attempt: u32) {
-        let c = &self.inner.config;
-        self.refill(if attempt <= 1 { c.success_refund } else { c.retry_cost });
+    fn deposit(&self, _: u32, last_failure: Option<&Failure>) {
+        self.refill(match last_failure {
+            Some(failure) => self.cost(failure),
+            None => self.inner.config.success_refund,
+        });
     }
 
     fn metrics(&self) -> Option<BudgetMetrics> {
@@ -183,20 +185,28 @@ mod tests {
         assert!(bucket.withdraw(&Failure::TRANSIENT));
         assert!(bucket.withdraw(&Failure::timeout()));
         assert_eq!(bucket.tokens(), 485);
-        bucket.deposit(1);
+        bucket.deposit(1, None);
         assert_eq!(bucket.tokens(), 486);
-        bucket.deposit(3);
+        bucket.deposit(3, Some(&Failure::TRANSIENT));
         assert_eq!(bucket.tokens(), 491);
-        for _ in 0..98 {
+        bucket.deposit(2, Some(&Failure::timeout()));
+        assert_eq!(bucket.tokens(), 500, "a timed-out retry's 10 come back, capped at capacity");
+        for _ in 0..2 {
             assert!(bucket.withdraw(&Failure::TRANSIENT));
         }
+        for _ in 0..97 {
+            assert!(bucket.withdraw(&Failure::TRANSIENT));
+        }
+        assert_eq!(bucket.tokens(), 5);
+        assert!(bucket.withdraw(&Failure::new(crate::ErrorKind::Throttled)));
+        bucket.deposit(1, None);
         assert_eq!(bucket.tokens(), 1);
         assert!(!bucket.withdraw(&Failure::TRANSIENT), "an empty bucket means no retry");
         assert_eq!(bucket.tokens(), 1, "a refusal takes nothing");
         let m = bucket.metrics().unwrap();
-        assert_eq!((m.allowed, m.refused, m.level, m.capacity), (100, 1, 1.0, 500.0));
+        assert_eq!((m.allowed, m.refused, m.level, m.capacity), (102, 1, 1.0, 500.0));
         for _ in 0..1000 {
-            bucket.deposit(1);
+            bucket.deposit(1, None);
         }
         assert_eq!(bucket.tokens(), 500, "never above capacity");
     }

@@ -143,11 +143,19 @@ impl Budget for AnyBudget {
         }
     }
 
-    fn deposit(&self, attempt: u32) {
+    fn deposit(&self, attempt: u32, last_failure: Option<&Failure>) {
         match self {
-            AnyBudget::TokenBucket(budget) => budget.deposit(attempt),
-            AnyBudget::Ratio(budget) => budget.deposit(attempt),
-            AnyBudget::Throttle(budget) => budget.deposit(attempt),
+            AnyBudget::TokenBucket(budget) => budget.deposit(attempt, last_failure),
+            AnyBudget::Ratio(budget) => budget.deposit(attempt, last_failure),
+            AnyBudget::Throttle(budget) => budget.deposit(attempt, last_failure),
+        }
+    }
+
+    fn record_failure(&self, failure: &Failure) {
+        match self {
+            AnyBudget::TokenBucket(budget) => budget.record_failure(failure),
+            AnyBudget::Ratio(budget) => budget.record_failure(failure),
+            AnyBudget::Throttle(budget) => budget.record_failure(failure),
         }
     }
 

@@ -88,7 +88,7 @@ where
     pub(crate) fn on_success<B: Budget + ?Sized>(&mut self, budget: &B) {
         match self.decision.as_mut() {
             Some(decision) => decision.on_success(),
-            None => budget.deposit(self.attempt),
+            None => budget.deposit(self.attempt, None),
         }
     }
 

@@ -270,8 +270,12 @@ impl<S, C, N, B: Budget, T, Q, Z, K> Budget for Shared<RetryPolicy<S, C, N, B, T
         self.policy.budget.withdraw(failure)
     }
     #[inline]
-    fn deposit(&self, attempt: u32) {
-        self.policy.budget.deposit(attempt)
+    fn deposit(&self, attempt: u32, last_failure: Option<&Failure>) {
+        self.policy.budget.deposit(attempt, last_failure)
+    }
+    #[inline]
+    fn record_failure(&self, failure: &Failure) {
+        self.policy.budget.record_failure(failure)
     }
     #[inline]
     fn record_request(&self) {

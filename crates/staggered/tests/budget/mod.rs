@@ -32,7 +32,7 @@ fn token_bucket_never_creates_loses_or_overdraws_tokens() {
                             allowed.fetch_add(bucket.cost(&failure).into(), Ordering::Relaxed);
                             // Give back only what this thread took, so the cap never clips a refund.
                             if i % 2 == 0 {
-                                bucket.deposit(2);
+                                bucket.deposit(2, Some(&Failure::TRANSIENT));
                                 refunded.fetch_add(5, Ordering::Relaxed);
                             }
                         }
@@ -56,7 +56,8 @@ fn token_bucket_never_creates_loses_or_overdraws_tokens() {
 fn retry_throttle_accounting_is_exact_under_contention() {
     let throttle = RetryThrottle::new();
     for _ in 0..20 {
-        throttle.withdraw(&Failure::TRANSIENT);
+        throttle.record_failure(&Failure::TRANSIENT);
+        assert!(!throttle.withdraw(&Failure::TRANSIENT) || throttle.tokens() > 5.0);
     }
     assert_eq!(throttle.tokens(), 0.0, "never below zero");
     std::thread::scope(|s| {
@@ -64,7 +65,7 @@ fn retry_throttle_accounting_is_exact_under_contention() {
             let throttle = throttle.clone();
             s.spawn(move || {
                 for _ in 0..10 {
-                    throttle.deposit(1);
+                    throttle.deposit(1, None);
                 }
             });
         }
@@ -75,7 +76,7 @@ fn retry_throttle_accounting_is_exact_under_contention() {
             let throttle = throttle.clone();
             s.spawn(move || {
                 for _ in 0..ROUNDS {
-                    throttle.deposit(1);
+                    throttle.deposit(1, None);
                     assert!(throttle.tokens() <= 10.0);
                 }
             });

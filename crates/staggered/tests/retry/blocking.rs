@@ -111,7 +111,7 @@ fn budget_refusal_stops_with_its_reason() {
             self.0.set(left.saturating_sub(1));
             left > 0
         }
-        fn deposit(&self, _: u32) {}
+        fn deposit(&self, _: u32, _: Option<&Failure>) {}
     }
     let budget = TwoRetries(Cell::new(2));
     let sleeper = RecordingSleeper::new();
