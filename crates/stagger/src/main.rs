@@ -10,6 +10,7 @@ mod duration;
 mod exit;
 mod output;
 mod schedule;
+mod simulate;
 
 use std::process::ExitCode;
 
