@@ -47,7 +47,7 @@ pub enum Command {
     /// finished first. Times are in the model's abstract time units (a
     /// message hop takes about 10), not milliseconds. The same seed gives the
     /// same output on every machine, whatever its number of cores.
-    #[command(after_help = "Example: stagger simulate --clients 10..100/10 --runs 20 --format csv")]
+    #[command(after_help = "Example: stagger simulate --clients 10..100/10 --runs 20 --plot contention.svg")]
     Simulate(SimulateArgs),
 }
 

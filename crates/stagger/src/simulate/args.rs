@@ -3,6 +3,8 @@
 //! valid value is depends on the scenario
 //! ([`SimulateConfig`](super::config::SimulateConfig) checks them all).
 
+use std::path::PathBuf;
+
 use crate::output::Format;
 
 /// The most runs `--runs` may ask for per point.
@@ -59,6 +61,11 @@ pub struct SimulateArgs {
     /// The output format.
     #[arg(long, value_name = "FORMAT", value_enum, default_value_t = Format::Table)]
     pub format: Format,
+
+    /// Also write a chart to FILE.svg: calls and completion time against the
+    /// client count, one line per strategy.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
 }
 
 /// An option of `stagger simulate` that an error message can blame. The
@@ -75,12 +82,14 @@ pub enum Opt {
     Base,
     /// `--cap`
     Cap,
+    /// `--plot`
+    Plot,
 }
 
 impl Opt {
     /// Every option, for the test that checks their spelling.
     #[cfg(test)]
-    pub const ALL: [Opt; 5] = [Opt::Clients, Opt::Runs, Opt::Strategies, Opt::Base, Opt::Cap];
+    pub const ALL: [Opt; 6] = [Opt::Clients, Opt::Runs, Opt::Strategies, Opt::Base, Opt::Cap, Opt::Plot];
 
     /// The option as typed on the command line.
     pub const fn flag(self) -> &'static str {
@@ -90,6 +99,7 @@ impl Opt {
             Opt::Strategies => "--strategies",
             Opt::Base => "--base",
             Opt::Cap => "--cap",
+            Opt::Plot => "--plot",
         }
     }
 }

@@ -3,6 +3,7 @@
 //! parsers the scenarios share (client lists, time units).
 
 use std::fmt;
+use std::path::{Path, PathBuf};
 
 use anyhow::anyhow;
 use staggered_sim::{ContentionConfig, MAX_CLIENTS};
@@ -27,6 +28,8 @@ pub struct SimulateConfig {
     pub experiment: Experiment,
     /// The output format.
     pub format: Format,
+    /// Where to write the SVG chart, if anywhere.
+    pub plot: Option<PathBuf>,
 }
 
 /// A scenario with its validated configuration: one variant per
@@ -46,8 +49,25 @@ impl SimulateConfig {
         let experiment = match args.scenario {
             Scenario::Contention => Experiment::Contention(contention::configure(args)?),
         };
-        Ok(SimulateConfig { experiment, format: args.format })
+        if let Some(path) = &args.plot {
+            check_plot_path(path).map_err(|err| err.context(UsageError::option(Opt::Plot.flag())))?;
+        }
+        Ok(SimulateConfig { experiment, format: args.format, plot: args.plot.clone() })
     }
+}
+
+/// The chart is SVG only, and its directory must exist: better to say so
+/// before a long simulation than after it.
+fn check_plot_path(path: &Path) -> anyhow::Result<()> {
+    let is_svg = path.extension().is_some_and(|ext| ext.eq_ignore_ascii_case("svg"));
+    if !is_svg {
+        return Err(anyhow!("{} does not end in .svg: the chart is written as SVG", path.display()));
+    }
+    let dir = path.parent().filter(|dir| !dir.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    if !dir.is_dir() {
+        return Err(anyhow!("the directory {} does not exist", dir.display()));
+    }
+    Ok(())
 }
 
 /// Why a client list did not parse. The caller names the option, so the
@@ -235,5 +255,16 @@ mod tests {
             assert_eq!(Exit::of_error(&err), Exit::Usage);
             assert!(format!("{err:#}").starts_with("invalid value for --cap: "), "{err:#}");
         }
+    }
+
+    #[test]
+    fn plot_paths_are_svg_in_an_existing_directory() {
+        assert!(check_plot_path(Path::new("chart.svg")).is_ok());
+        assert!(check_plot_path(Path::new("chart.SVG")).is_ok());
+        assert!(check_plot_path(&std::env::temp_dir().join("chart.svg")).is_ok());
+        assert!(check_plot_path(Path::new("chart.png")).unwrap_err().to_string().contains(".svg"));
+        assert!(check_plot_path(Path::new("chart")).is_err());
+        let missing = check_plot_path(Path::new("no/such/dir/chart.svg")).unwrap_err();
+        assert!(missing.to_string().contains("does not exist"), "{missing}");
     }
 }

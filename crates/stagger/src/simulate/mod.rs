@@ -4,8 +4,9 @@
 //! The options become a [`SimulateConfig`] (validated, typed) before anything
 //! runs; the scenario turns its results into a
 //! [`SimulationReport`](report::SimulationReport), the one shape every
-//! exporter reads; pure exporters turn that into text. Only [`execute`]
-//! touches the outside world: the progress bar on stderr, and stdout.
+//! exporter and the chart read; pure exporters turn that into text or SVG.
+//! Only [`execute`] touches the outside world: the progress bar on stderr,
+//! the chart's file and stdout.
 //!
 //! A new scenario is a variant of [`Scenario`](args::Scenario) and of
 //! [`Experiment`], and a module like [`contention`] that configures it from
@@ -15,8 +16,13 @@ mod args;
 mod config;
 mod contention;
 mod export;
+mod plot;
 mod progress;
 mod report;
+
+use std::fs;
+
+use anyhow::Context;
 
 pub use args::SimulateArgs;
 use config::{Experiment, SimulateConfig};
@@ -28,7 +34,8 @@ use crate::output;
 /// Runs `stagger simulate` with `args`.
 ///
 /// # Errors
-/// A usage error for bad options, or the failure to write standard output.
+/// A usage error for bad options, or the failure to write the chart or
+/// standard output.
 pub fn execute(args: &SimulateArgs) -> anyhow::Result<Exit> {
     let config = SimulateConfig::from_args(args)?;
     let progress = Progress::on_stderr();
@@ -37,6 +44,11 @@ pub fn execute(args: &SimulateArgs) -> anyhow::Result<Exit> {
         Experiment::Contention(contention) => contention::simulate(contention, &update),
     };
     progress.finish();
+    if let Some(path) = &config.plot {
+        // Before stdout, so a reader that stops early (`| head`) still gets it.
+        let svg = plot::render(&report)?;
+        fs::write(path, svg).with_context(|| format!("cannot write the chart to {}", path.display()))?;
+    }
     output::print(&export::render(&report, config.format)?)?;
     Ok(Exit::Success)
 }

@@ -1,10 +1,10 @@
 //! `SimulationReport`: what a scenario measured, in the one shape that every
-//! exporter reads.
+//! exporter and the chart read.
 //!
 //! A scenario's own report (such as `staggered_sim::ContentionReport`) has
 //! its own types; turning it into points on an x axis, one series per
 //! strategy, with a [`Summary`] per measure, is the scenario module's job.
-//! The table, CSV, JSON and Markdown then need nothing new for a new
+//! The table, CSV, JSON, Markdown and SVG then need nothing new for a new
 //! scenario.
 
 use staggered_sim::Summary;
@@ -93,7 +93,7 @@ impl SimulationReport {
     }
 }
 
-/// A small report shared by the exporters' tests: two client
+/// A small report shared by the exporters' and the chart's tests: two client
 /// counts, two strategies, two measures.
 #[cfg(test)]
 pub mod fixtures {
