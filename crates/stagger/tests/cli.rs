@@ -294,3 +294,6 @@ mod schedule {
         assert_eq!(stagger(&[]).status.code(), Some(2), "a command is required");
     }
 }
+
+#[path = "cli/simulate.rs"]
+mod simulate;
