@@ -20,7 +20,9 @@ mod plot;
 mod progress;
 mod report;
 
+use std::ffi::OsString;
 use std::fs;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
@@ -46,9 +48,23 @@ pub fn execute(args: &SimulateArgs) -> anyhow::Result<Exit> {
     progress.finish();
     if let Some(path) = &config.plot {
         // Before stdout, so a reader that stops early (`| head`) still gets it.
-        let svg = plot::render(&report)?;
-        fs::write(path, svg).with_context(|| format!("cannot write the chart to {}", path.display()))?;
+        write_atomically(path, plot::render(&report)?.as_bytes())
+            .with_context(|| format!("cannot write the chart to {}", path.display()))?;
     }
     output::print(&export::render(&report, config.format)?)?;
     Ok(Exit::Success)
+}
+
+/// Writes `bytes` to `FILE.tmp` beside `path`, then renames it to `path`:
+/// a reader never sees half a chart, and a failure leaves the old one (and
+/// no `.tmp`) behind.
+fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut temporary = OsString::from(path.as_os_str());
+    temporary.push(".tmp");
+    let temporary = PathBuf::from(temporary);
+    let result = fs::write(&temporary, bytes).and_then(|()| fs::rename(&temporary, path));
+    if result.is_err() {
+        let _ = fs::remove_file(&temporary);
+    }
+    result
 }

@@ -165,6 +165,7 @@ fn plot_writes_an_svg_with_two_panels_and_a_line_per_strategy() {
     assert!(text.contains("Mean calls per run"), "the table is still printed");
     let svg = fs::read_to_string(&path).expect("the chart was written");
     fs::remove_file(&path).ok();
+    assert!(!temp_path("chart.svg.tmp").exists(), "written through a temporary file, then renamed");
     assert!(svg.starts_with("<svg"), "{}", &svg[..svg.len().min(100)]);
     assert!(svg.trim_end().ends_with("</svg>"));
     for title in ["Calls vs clients", "Completion time vs clients", "clients (N)", "(log scale)"] {
@@ -195,6 +196,7 @@ fn an_unwritable_chart_fails_with_1() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.starts_with("error: cannot write the chart to "), "{stderr}");
+    assert!(!temp_path("dir.svg.tmp").exists(), "the temporary file is removed");
 }
 
 #[test]
