@@ -54,7 +54,7 @@ pub fn configure(args: &SimulateArgs) -> anyhow::Result<ContentionConfig> {
     }
     let base = args.base.map(|base| time_units(base, Opt::Base)).transpose()?;
     let cap = args.cap.map(|cap| time_units(cap, Opt::Cap)).transpose()?;
-    let defaults = ContentionConfig::builder().build().expect("the published experiment is valid");
+    let defaults = ContentionConfig::published();
     let (base, cap) = (base.unwrap_or(defaults.base()), cap.unwrap_or(defaults.cap()));
     if cap < base {
         let blame = if args.cap.is_some() { Opt::Cap } else { Opt::Base };
@@ -98,7 +98,11 @@ fn usage_error(err: ContentionError, base: f64, cap: f64) -> anyhow::Error {
             return anyhow::Error::new(err).context(hint).context(UsageError::option(Opt::Cap.flag()));
         }
         ContentionError::Cap(_) => Opt::Cap,
-        _ => Opt::Strategies,
+        ContentionError::NoStrategies
+        | ContentionError::DuplicateStrategy(_)
+        | ContentionError::UnknownStrategy(_) => Opt::Strategies,
+        // The hop parameters have no option; a future error may not either.
+        _ => return anyhow::Error::new(err).context(UsageError::options()),
     };
     anyhow::Error::new(err).context(UsageError::option(opt.flag()))
 }

@@ -16,18 +16,20 @@ use crate::simulate::report::SimulationReport;
 /// The chart's size in pixels: two panels side by side.
 pub const SIZE: (u32, u32) = (1200, 520);
 
-/// The space around a panel's plotting area, in pixels: the margin, the x
-/// and y label areas, and the caption's font size.
+/// The margin around each panel, in pixels.
 const MARGIN: u32 = 16;
+/// The height of a panel's x tick labels and axis label, in pixels.
 const X_LABEL_AREA: u32 = 48;
+/// The width of a panel's y tick labels and axis label, in pixels.
 const Y_LABEL_AREA: u32 = 72;
+/// The font size of a panel's title.
 const CAPTION_FONT: u32 = 24;
 
 /// The font size of tick labels and legend entries.
 const LABEL_FONT: u32 = 14;
 
-/// The series' colors, in the order of the report's series (Tableau 10:
-/// distinct for the common kinds of color blindness), repeating past ten.
+/// The series' colors, in the order of the report's series (Tableau 10),
+/// repeating past ten.
 const PALETTE: [RGBColor; 10] = [
     RGBColor(0x4e, 0x79, 0xa7),
     RGBColor(0xf2, 0x8e, 0x2b),
