@@ -15,6 +15,7 @@ mod output;
 #[cfg(unix)]
 mod run;
 mod schedule;
+mod simulate;
 
 use std::process::ExitCode;
 

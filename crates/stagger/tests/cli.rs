@@ -298,3 +298,5 @@ mod schedule {
 #[cfg(unix)]
 #[path = "cli/run.rs"]
 mod run;
+#[path = "cli/simulate.rs"]
+mod simulate;

@@ -15,11 +15,11 @@ pub use grid::Grid;
 pub enum Format {
     /// An aligned text table, for a person.
     Table,
-    /// Comma-separated values, one row per sampled value.
+    /// Comma-separated values under a header row, for a spreadsheet.
     Csv,
-    /// One JSON object.
+    /// JSON, for programs.
     Json,
-    /// A GitHub Markdown table.
+    /// GitHub Markdown, with its tables.
     Markdown,
 }
 

@@ -1,0 +1,70 @@
+//! `stagger simulate`: run a published experiment on the simulator and show
+//! what it found.
+//!
+//! The options become a [`SimulateConfig`] (validated, typed) before anything
+//! runs; the scenario turns its results into a
+//! [`SimulationReport`](report::SimulationReport), the one shape every
+//! exporter and the chart read; pure exporters turn that into text or SVG.
+//! Only [`execute`] touches the outside world: the progress bar on stderr,
+//! the chart's file and stdout.
+//!
+//! A new scenario is a variant of [`Scenario`](args::Scenario) and of
+//! [`Experiment`], and a module like [`contention`] that configures it from
+//! the options and reports it as points.
+
+mod args;
+mod config;
+mod contention;
+mod export;
+mod plot;
+mod progress;
+mod report;
+
+use std::ffi::OsString;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+
+pub use args::SimulateArgs;
+use config::{Experiment, SimulateConfig};
+use progress::Progress;
+
+use crate::exit::Exit;
+use crate::output;
+
+/// Runs `stagger simulate` with `args`.
+///
+/// # Errors
+/// A usage error for bad options, or the failure to write the chart or
+/// standard output.
+pub fn execute(args: &SimulateArgs) -> anyhow::Result<Exit> {
+    let config = SimulateConfig::from_args(args)?;
+    let progress = Progress::on_stderr();
+    let update = |done, total| progress.update(done, total);
+    let report = match &config.experiment {
+        Experiment::Contention(contention) => contention::simulate(contention, &update),
+    };
+    progress.finish();
+    if let Some(path) = &config.plot {
+        // Before stdout, so a reader that stops early (`| head`) still gets it.
+        write_atomically(path, plot::render(&report)?.as_bytes())
+            .with_context(|| format!("cannot write the chart to {}", path.display()))?;
+    }
+    output::print(&export::render(&report, config.format)?)?;
+    Ok(Exit::Success)
+}
+
+/// Writes `bytes` to `FILE.tmp` beside `path`, then renames it to `path`:
+/// a reader never sees half a chart, and a failure leaves the old one (and
+/// no `.tmp`) behind.
+fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut temporary = OsString::from(path.as_os_str());
+    temporary.push(".tmp");
+    let temporary = PathBuf::from(temporary);
+    let result = fs::write(&temporary, bytes).and_then(|()| fs::rename(&temporary, path));
+    if result.is_err() {
+        let _ = fs::remove_file(&temporary);
+    }
+    result
+}

@@ -1,0 +1,252 @@
+//! `stagger simulate`, run for real on small grids (two client counts, five
+//! runs) so that each test takes a fraction of a second in debug; the full
+//! published grid takes seconds in release and is left to the README.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use super::{stagger, stdout_of};
+
+/// The published strategies, in SPEC section 8's order.
+const PUBLISHED: [&str; 5] = ["none", "exponential", "equal", "full", "decorrelated"];
+
+/// `stagger simulate` on the small grid, with `extra` options.
+fn small(extra: &[&str]) -> String {
+    let mut args = vec!["simulate", "--clients", "10,20", "--runs", "5"];
+    args.extend_from_slice(extra);
+    stdout_of(&args)
+}
+
+/// The reading under the table's last grid, its wrapped lines joined again.
+fn reading_of(table: &str) -> String {
+    let paragraphs: Vec<&str> = table.trim_end().split("\n\n").collect();
+    let reading = paragraphs.iter().skip_while(|p| !p.starts_with("N = ")).copied();
+    reading.collect::<Vec<_>>().join(" ").replace('\n', " ")
+}
+
+/// A path in the temporary directory, unique to this process and `name`.
+fn temp_path(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("stagger-simulate-{}-{name}", std::process::id()))
+}
+
+#[test]
+fn same_seed_same_output_and_seeds_differ() {
+    for format in ["table", "csv", "json", "markdown"] {
+        let run = |seed: &str| small(&["--seed", seed, "--format", format]);
+        let first = run("7");
+        assert_eq!(first, run("7"), "{format}");
+        assert_ne!(first, run("8"), "{format}");
+    }
+    assert_eq!(small(&[]), small(&["--seed", "2015"]), "the default seed is 2015");
+}
+
+#[test]
+fn seeded_csv_is_the_same_on_every_machine() {
+    // The simulator seeds each run from (seed, clients, strategy, run) and
+    // combines runs in order; these exact digits come out on any machine and
+    // any number of cores, and a change to the model or its streams shows here.
+    let text = stdout_of(&[
+        "simulate",
+        "--clients",
+        "3",
+        "--runs",
+        "2",
+        "--strategies",
+        "full,none",
+        "--format",
+        "csv",
+    ]);
+    assert_eq!(
+        text,
+        "clients,strategy,runs,mean_calls,sd_calls,min_calls,max_calls,mean_time,sd_time,min_time,max_time\n\
+         3,full,2,6,0,6,6,140.62077085633473,19.796988086546413,126.62218633326846,154.619355379401\n\
+         3,none,2,6,0,6,6,125.11786660870368,5.178193107328795,121.45633114821804,128.7794020691893\n"
+    );
+}
+
+#[test]
+fn json_has_an_object_per_client_count_and_strategy() {
+    let json: Value = serde_json::from_str(&small(&["--format", "json"])).expect("valid JSON");
+    let objects = json.as_array().expect("an array");
+    assert_eq!(objects.len(), 2 * 5);
+    let order: Vec<(u64, &str)> =
+        objects.iter().map(|o| (o["clients"].as_u64().unwrap(), o["strategy"].as_str().unwrap())).collect();
+    let expected: Vec<(u64, &str)> = [10, 20].into_iter().flat_map(|n| PUBLISHED.map(|s| (n, s))).collect();
+    assert_eq!(order, expected, "client counts major, strategies in the order given");
+    for object in objects {
+        assert_eq!(object["runs"], 5, "{object}");
+        for measure in ["calls", "time"] {
+            let stat = |s: &str| {
+                object[format!("{s}_{measure}")].as_f64().unwrap_or_else(|| panic!("{s}_{measure}"))
+            };
+            assert!(stat("min") <= stat("mean") && stat("mean") <= stat("max"), "{object}");
+            assert!(stat("sd") >= 0.0, "{object}");
+        }
+        // Every client's write succeeds once, so a run makes at least N calls.
+        assert!(object["min_calls"].as_f64().unwrap() >= object["clients"].as_f64().unwrap(), "{object}");
+        assert_eq!(object.as_object().unwrap().len(), 3 + 2 * 4, "{object}");
+    }
+}
+
+#[test]
+fn csv_has_a_header_and_a_row_per_point_matching_json() {
+    let text = small(&["--format", "csv"]);
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some("clients,strategy,runs,mean_calls,sd_calls,min_calls,max_calls,mean_time,sd_time,min_time,max_time")
+    );
+    let rows: Vec<Vec<&str>> = lines.map(|line| line.split(',').collect()).collect();
+    assert_eq!(rows.len(), 10);
+    let json_text = small(&["--format", "json"]);
+    let json: Value = serde_json::from_str(&json_text).unwrap();
+    for (row, object) in rows.iter().zip(json.as_array().unwrap()) {
+        assert_eq!(row.len(), 11, "{row:?}");
+        assert_eq!(row[0], object["clients"].to_string());
+        assert_eq!(format!("\"{}\"", row[1]), object["strategy"].to_string());
+        // serde_json's default parser may miss the last bit; the text has every digit.
+        let mean_time: f64 = row[7].parse().unwrap();
+        assert!((mean_time / object["mean_time"].as_f64().unwrap() - 1.0).abs() < 1e-15, "{row:?}");
+        assert!(json_text.contains(&format!("\"mean_time\": {}", row[7])), "{row:?}");
+    }
+}
+
+#[test]
+fn markdown_has_a_table_per_measure() {
+    let text = small(&["--format", "markdown"]);
+    let header =
+        "| clients | none | exponential | equal | full | decorrelated |\n|---:|---:|---:|---:|---:|---:|\n";
+    assert_eq!(text.matches(header).count(), 2, "{text}");
+    assert!(text.contains("**Mean calls per run over 5 runs**"), "{text}");
+    assert!(text.contains("**Mean completion time in time units over 5 runs**"), "{text}");
+    assert!(text.starts_with("- **scenario**: contention"), "{text}");
+    assert_eq!(
+        text.lines().filter(|line| line.starts_with("| 10 | ") || line.starts_with("| 20 | ")).count(),
+        4
+    );
+}
+
+#[test]
+fn table_shows_both_measures_in_time_units_and_a_reading() {
+    let text = small(&[]);
+    assert!(text.contains(
+        "\nMean calls per run over 5 runs:\nclients  none  exponential  equal  full  decorrelated\n"
+    ));
+    assert!(text.contains("\nMean completion time in time units over 5 runs:\n"), "{text}");
+    assert!(text.contains("time units are the model's own, not ms"), "{text}");
+    let reading = reading_of(&text);
+    assert!(reading.starts_with("N = 20: "), "the reading is at the largest count: {text}");
+    assert!(reading.contains(". Among the strategies that back off: N = 20: "), "{text}");
+    assert!(text.lines().all(|line| line.chars().count() <= 100), "lines are wrapped: {text}");
+}
+
+#[test]
+fn the_reading_names_full_for_work_and_decorrelated_for_time() {
+    // As the simulator's own tests: at N = 100, full jitter does the least
+    // work; none finishes first at three times the calls, and among the
+    // strategies that back off, decorrelated does.
+    let text = stdout_of(&["simulate", "--clients", "100", "--runs", "20"]);
+    let reading = reading_of(&text);
+    let (all, backing_off) =
+        reading.split_once(" Among the strategies that back off: ").expect("two readings");
+    assert!(all.starts_with("N = 100: full did the least work, "), "{text}");
+    assert!(all.contains(". none finished first, after "), "{text}");
+    assert!(backing_off.starts_with("N = 100: full did the least work, "), "{text}");
+    assert!(backing_off.contains(". decorrelated finished first, after "), "{text}");
+}
+
+#[test]
+fn plot_writes_an_svg_with_two_panels_and_a_line_per_strategy() {
+    let path = temp_path("chart.svg");
+    let text = small(&["--plot", path.to_str().unwrap()]);
+    assert!(text.contains("Mean calls per run"), "the table is still printed");
+    let svg = fs::read_to_string(&path).expect("the chart was written");
+    fs::remove_file(&path).ok();
+    assert!(!temp_path("chart.svg.tmp").exists(), "written through a temporary file, then renamed");
+    assert!(svg.starts_with("<svg"), "{}", &svg[..svg.len().min(100)]);
+    assert!(svg.trim_end().ends_with("</svg>"));
+    for title in ["Calls vs clients", "Completion time vs clients", "clients (N)", "(log scale)"] {
+        assert!(svg.contains(title), "{title} missing");
+    }
+    // Series are drawn 2 px wide (axes and grid 1 px): in each of the two
+    // panels, a line and a legend sample per strategy, each in its own color.
+    let series: Vec<&str> = svg
+        .lines()
+        .filter(|line| line.starts_with("<polyline") && line.contains("stroke-width=\"2\""))
+        .collect();
+    assert_eq!(series.len(), 2 * 2 * PUBLISHED.len());
+    let colors: BTreeSet<&str> =
+        series.iter().filter_map(|line| line.split("stroke=\"").nth(1)?.split('"').next()).collect();
+    assert_eq!(colors.len(), PUBLISHED.len(), "{colors:?}");
+    for name in PUBLISHED {
+        assert_eq!(svg.matches(&format!(">\n{name}\n</text>")).count(), 2, "{name} in both legends");
+    }
+    assert_eq!(svg.matches("<circle").count(), 2 * 2 * PUBLISHED.len(), "a marker per point per panel");
+}
+
+#[test]
+fn an_unwritable_chart_fails_with_1() {
+    let dir = temp_path("dir.svg");
+    fs::create_dir_all(&dir).unwrap();
+    let out = stagger(&["simulate", "--clients", "5", "--runs", "1", "--plot", dir.to_str().unwrap()]);
+    fs::remove_dir(&dir).ok();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.starts_with("error: cannot write the chart to "), "{stderr}");
+    assert!(!temp_path("dir.svg.tmp").exists(), "the temporary file is removed");
+}
+
+#[test]
+fn bad_options_exit_2_naming_the_option() {
+    let cases: [(&[&str], &str); 17] = [
+        (&["--clients", "0"], "invalid value for --clients: client count 0 is not between 1 and 100000"),
+        (&["--clients", "10..5/1"], "invalid value for --clients: range 10..5/1 counts down"),
+        (&["--clients", "10..190/0"], "invalid value for --clients: range 10..190/0 has step 0"),
+        (&["--clients", "ten"], "invalid value for --clients: \"ten\" is not a count or a range"),
+        (&["--clients", "100001"], "invalid value for --clients: client count 100001"),
+        (&["--clients", "10,10"], "invalid value for --clients"),
+        (&["--runs", "0"], "'--runs <R>'"),
+        (&["--runs", "1000000"], "invalid value for --runs: 19 client counts x 5 strategies x 1000000 runs"),
+        (&["--strategies", "nope"], "invalid value for --strategies: unknown strategy \"nope\""),
+        (&["--base", "-1"], "invalid value for --base: -1 is not a positive number of time units"),
+        (&["--base", "5ms"], "'--base <UNITS>'"),
+        (&["--cap", "1", "--base", "5"], "invalid value for --cap: cap 1 is below base 5"),
+        (&["--cap", "8"], "invalid value for --cap: cap 8 is below exponential's first delay (2 x base 5)"),
+        (&["--seed", "-1"], "'--seed <S>'"),
+        (&["--scenario", "nope"], "'--scenario <NAME>'"),
+        (&["--plot", "chart.png"], "invalid value for --plot: chart.png does not end in .svg"),
+        (
+            &["--plot", "no/such/dir/chart.svg"],
+            "invalid value for --plot: the directory no/such/dir does not exist",
+        ),
+    ];
+    for (options, needle) in cases {
+        let mut args = vec!["simulate"];
+        args.extend(options);
+        let out = stagger(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{options:?}: {stderr}");
+        assert!(stderr.starts_with("error: "), "{options:?}: {stderr}");
+        assert!(stderr.contains(needle), "{options:?}: {stderr}");
+        assert!(out.stdout.is_empty(), "{options:?}: nothing runs on bad options");
+    }
+}
+
+#[test]
+fn no_progress_bar_when_stderr_is_not_a_terminal() {
+    let out = stagger(&["simulate", "--clients", "10", "--runs", "3"]);
+    assert!(out.status.success());
+    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn help_documents_lists_and_time_units() {
+    let help = stdout_of(&["simulate", "--help"]);
+    for needle in ["--clients <LIST>", "10..190/10", "--plot <FILE.svg>", "time units", "- contention: "] {
+        assert!(help.contains(needle), "{needle}: {help}");
+    }
+    assert!(stdout_of(&["--help"]).contains("simulate"));
+}
