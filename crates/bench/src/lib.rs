@@ -10,8 +10,6 @@
 //!   staggered and in backon, backoff, tokio-retry, exponential-backoff and
 //!   retry-policies, behind one adapter trait.
 //! - [`report`]: the comparison table, as plain text.
-//! - [`sketch`]: a leaner `Delays` for staggered, timed beside the real one
-//!   (`-- --sketch`) to put numbers on suggested library changes. Not the library.
 //!
 //! Run the comparison with `cargo bench -p bench --bench schedules`, and
 //! count instructions with `crates/bench/callgrind.sh`.
@@ -20,4 +18,3 @@ pub mod alloc;
 pub mod harness;
 pub mod report;
 pub mod schedules;
-pub mod sketch;

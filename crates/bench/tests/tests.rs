@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use bench::alloc::{count_allocations, CountingAllocator};
 use bench::harness::Workload;
-use bench::schedules::{interval, lineup, sketches, Role, DELAYS_PER_SEQUENCE, MAX_DELAY};
+use bench::schedules::{interval, lineup, Role, DELAYS_PER_SEQUENCE, MAX_DELAY};
 
 #[global_allocator]
 static ALLOC: CountingAllocator = CountingAllocator;
@@ -29,7 +29,7 @@ fn the_counter_sees_allocations() {
 
 #[test]
 fn staggered_allocates_nothing_per_delay() {
-    let ours = lineup().into_iter().chain(sketches()).filter(|r| r.info().role != Role::Peer);
+    let ours = lineup().into_iter().filter(|r| r.info().role == Role::Staggered);
     for mut runner in ours {
         runner.run(10); // first use: thread-locals, lazily seeded entropy
         let ((), allocations) = count_allocations(|| runner.run(1_000));
@@ -39,7 +39,7 @@ fn staggered_allocates_nothing_per_delay() {
 
 #[test]
 fn every_adapter_yields_ten_delays_within_its_range() {
-    for mut runner in lineup().into_iter().chain(sketches()) {
+    for mut runner in lineup() {
         let info = runner.info();
         let mut largest = [Duration::ZERO; DELAYS_PER_SEQUENCE];
         for _ in 0..SAMPLED_SEQUENCES {
