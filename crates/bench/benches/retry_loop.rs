@@ -3,10 +3,10 @@
 //! current-thread), on the success path and on a fail-once path.
 //!
 //! ```text
-//! cargo bench -p bench                                          # both benches: schedules, then this
+//! cargo bench -p bench                                          # both benches, this one and schedules
 //! cargo bench -p bench --bench retry_loop                       # the tables
 //! cargo bench -p bench --bench retry_loop -- --rounds 61        # more rounds
-//! cargo bench -p bench --bench retry_loop -- --filter async-ok   # only the rows whose name contains async-ok
+//! cargo bench -p bench --bench retry_loop -- --filter async-ok  # only the rows whose name contains async-ok
 //! cargo bench -p bench --bench retry_loop -- --list             # rows, with their bare baseline
 //! cargo bench -p bench --bench retry_loop -- --once blocking-ok-staggered --calls 100000
 //! ```

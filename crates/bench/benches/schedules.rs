@@ -2,6 +2,7 @@
 //! exponential-backoff and retry-policies, in ns per delay.
 //!
 //! ```text
+//! cargo bench -p bench                                        # both benches, retry_loop and this one
 //! cargo bench -p bench --bench schedules                      # the table
 //! cargo bench -p bench --bench schedules -- --rounds 61       # more rounds
 //! cargo bench -p bench --bench schedules -- --list            # rows, with their staggered equivalent

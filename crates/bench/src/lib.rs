@@ -15,8 +15,8 @@
 //!   tokio-retry against a bare call, blocking and async, with its own
 //!   tables ([`retry_loop::report`]).
 //!
-//! `cargo bench -p bench` runs both benches (`schedules`, then
-//! `retry_loop`); `--bench NAME` runs one. Count instructions with
+//! `cargo bench -p bench` runs both benches (`retry_loop` and `schedules`,
+//! in that order); `--bench NAME` runs one. Count instructions with
 //! `crates/bench/callgrind.sh` (schedules) and
 //! `crates/bench/callgrind.sh --bench retry_loop`.
 
