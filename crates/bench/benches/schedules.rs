@@ -2,9 +2,9 @@
 //! exponential-backoff and retry-policies, in ns per delay.
 //!
 //! ```text
+//! cargo bench -p bench                                        # both benches, retry_loop and this one
 //! cargo bench -p bench --bench schedules                      # the table
 //! cargo bench -p bench --bench schedules -- --rounds 61       # more rounds
-//! cargo bench -p bench --bench schedules -- --sketch          # with the sketched Delays
 //! cargo bench -p bench --bench schedules -- --list            # rows, with their staggered equivalent
 //! cargo bench -p bench --bench schedules -- --once backon --sequences 10000
 //! ```
@@ -19,9 +19,7 @@ use std::time::Duration;
 use bench::alloc::{count_allocations, CountingAllocator};
 use bench::harness::{measure, Settings, Workload};
 use bench::report::{render, Row, Verdict};
-use bench::schedules::{
-    equivalent, lineup, sketches, Runner, BASE, DELAYS_PER_SEQUENCE, MAX_DELAY, MULTIPLIER,
-};
+use bench::schedules::{equivalent, lineup, Runner, BASE, DELAYS_PER_SEQUENCE, MAX_DELAY, MULTIPLIER};
 
 #[global_allocator]
 static ALLOC: CountingAllocator = CountingAllocator;
@@ -30,7 +28,7 @@ static ALLOC: CountingAllocator = CountingAllocator;
 const COUNTED_SEQUENCES: u64 = 10_000;
 
 enum Mode {
-    Table { settings: Settings, sketch: bool },
+    Table { settings: Settings },
     List,
     Once { slug: String, sequences: u64 },
 }
@@ -40,7 +38,6 @@ fn parse(args: impl Iterator<Item = String>) -> Result<Mode, String> {
     let mut once = None;
     let mut sequences = 10_000;
     let mut list = false;
-    let mut sketch = false;
     let mut args = args.peekable();
     while let Some(arg) = args.next() {
         let mut value = |name: &str| args.next().ok_or(format!("{name} needs a value"));
@@ -52,7 +49,6 @@ fn parse(args: impl Iterator<Item = String>) -> Result<Mode, String> {
             // Passed by `cargo bench` to every bench target.
             "--bench" => {}
             "--list" => list = true,
-            "--sketch" => sketch = true,
             "--rounds" => settings.rounds = number("--rounds")?.clamp(1, 10_000) as u32,
             "--round-ms" => settings.round_time = Duration::from_millis(number("--round-ms")?.max(1)),
             "--warmup-ms" => settings.warmup = Duration::from_millis(number("--warmup-ms")?),
@@ -64,7 +60,7 @@ fn parse(args: impl Iterator<Item = String>) -> Result<Mode, String> {
     Ok(match (list, once) {
         (true, _) => Mode::List,
         (false, Some(slug)) => Mode::Once { slug, sequences },
-        (false, None) => Mode::Table { settings, sketch },
+        (false, None) => Mode::Table { settings },
     })
 }
 
@@ -79,15 +75,11 @@ fn main() -> ExitCode {
         Ok(mode) => mode,
         Err(message) => {
             eprintln!("schedules: {message}");
-            eprintln!("usage: schedules [--rounds N] [--round-ms MS] [--warmup-ms MS] [--sketch] | --list | --once NAME [--sequences N]");
+            eprintln!("usage: schedules [--rounds N] [--round-ms MS] [--warmup-ms MS] | --list | --once NAME [--sequences N]");
             return ExitCode::from(2);
         }
     };
     let mut runners = lineup();
-    // Listed and runnable one by one, but in the table only on request.
-    if !matches!(mode, Mode::Table { sketch: false, .. }) {
-        runners.extend(sketches());
-    }
     match mode {
         Mode::List => {
             // The row, then its staggered equivalent (itself for staggered's rows).
@@ -109,7 +101,7 @@ fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
-        Mode::Table { settings, .. } => table(&settings, &mut runners),
+        Mode::Table { settings } => table(&settings, &mut runners),
     }
 }
 

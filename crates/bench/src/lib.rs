@@ -10,14 +10,18 @@
 //!   staggered and in backon, backoff, tokio-retry, exponential-backoff and
 //!   retry-policies, behind one adapter trait.
 //! - [`report`]: the comparison table, as plain text.
-//! - [`sketch`]: a leaner `Delays` for staggered, timed beside the real one
-//!   (`-- --sketch`) to put numbers on suggested library changes. Not the library.
+//! - [`retry_loop`]: the retry loop itself, on the success path and on a
+//!   fail-once path, through staggered, backon, backoff, retry and
+//!   tokio-retry against a bare call, blocking and async, with its own
+//!   tables ([`retry_loop::report`]).
 //!
-//! Run the comparison with `cargo bench -p bench --bench schedules`, and
-//! count instructions with `crates/bench/callgrind.sh`.
+//! `cargo bench -p bench` runs both benches (`retry_loop` and `schedules`,
+//! in that order); `--bench NAME` runs one. Count instructions with
+//! `crates/bench/callgrind.sh` (schedules) and
+//! `crates/bench/callgrind.sh --bench retry_loop`.
 
 pub mod alloc;
 pub mod harness;
 pub mod report;
+pub mod retry_loop;
 pub mod schedules;
-pub mod sketch;

@@ -77,10 +77,7 @@ pub fn render(rows: &[Row]) -> String {
             None => "1 (base)".to_string(),
         };
         cells.push([
-            match row.info.role {
-                Role::Sketch => format!("{} (not the library)", row.info.name),
-                _ => row.info.name.to_string(),
-            },
+            row.info.name.to_string(),
             row.info.jitter.to_string(),
             row.info.per_sequence.to_string(),
             format!("{:.2}", row.timing.median_ns),

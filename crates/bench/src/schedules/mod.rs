@@ -20,7 +20,7 @@ mod peers;
 use std::hint::black_box;
 use std::time::{Duration, SystemTime};
 
-pub use ours::{Sketch, Staggered};
+pub use ours::Staggered;
 pub use peers::{Backoff, Backon, ExponentialBackoff, RetryPolicies, TokioRetry};
 
 use crate::harness::Workload;
@@ -64,8 +64,6 @@ pub enum Role {
     Staggered,
     /// A peer crate, compared with staggered's row of the same shape.
     Peer,
-    /// [`crate::sketch`], the suggested leaner `Delays`: not the library.
-    Sketch,
 }
 
 /// What a row of the table says about one adapter.
@@ -198,14 +196,6 @@ pub fn lineup() -> Vec<Box<dyn Runner>> {
     ]
 }
 
-/// Rows for [`crate::sketch`], one per shape: the suggested library changes, timed.
-pub fn sketches() -> Vec<Box<dyn Runner>> {
-    [Shape::Full, Shape::Additive, Shape::Proportional]
-        .into_iter()
-        .map(|shape| Box::new(Sequences(Sketch::new(shape))) as Box<dyn Runner>)
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -220,7 +210,7 @@ mod tests {
 
     #[test]
     fn slugs_are_unique_and_each_peer_has_a_staggered_equivalent() {
-        let infos: Vec<Info> = lineup().iter().chain(&sketches()).map(|r| r.info()).collect();
+        let infos: Vec<Info> = lineup().iter().map(|r| r.info()).collect();
         for (i, a) in infos.iter().enumerate() {
             assert!(infos[i + 1..].iter().all(|b| b.slug != a.slug), "duplicate {}", a.slug);
             assert!(equivalent(a, &infos).is_some(), "{} has no equivalent", a.name);
