@@ -94,14 +94,17 @@ impl<S: Schedule, C, N, B: Budget, T> RetryPolicy<S, C, N, B, T> {
         Z: BlockingSleeper + ?Sized,
         K: Clock + ?Sized,
     {
-        let start = start.unwrap_or_else(|| clock.now());
+        let mut stopwatch = self.stopwatch::<E, K>(start, clock);
         let mut decision = self.decision();
         let mut waited = Duration::ZERO;
         loop {
             let failure = self.classify_error(&error);
-            match self.step(&mut decision, &error, failure, clock.since(start)) {
+            match self.step(&mut decision, &error, failure, stopwatch.elapsed(clock)) {
                 Ok(delay) => {
-                    sleeper.sleep(delay);
+                    // A zero wait is no wait: no sleeper call, no system call.
+                    if !delay.is_zero() {
+                        sleeper.sleep(delay);
+                    }
                     waited = waited.saturating_add(delay);
                 }
                 Err(reason) => return Err(RetryError::new(reason, decision.attempt(), waited, error)),

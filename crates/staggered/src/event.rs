@@ -48,6 +48,12 @@ pub struct GiveUpEvent<'a, E> {
 /// Receives the retry loop's events. Any `Fn(&RetryEvent<E>)` is one (it
 /// hears retries only); implement the trait to hear give-ups too.
 pub trait Notify<E> {
+    /// Whether this hook reads [`RetryEvent::elapsed`]. The loops read the
+    /// clock after a failure only when something needs the time: a
+    /// deadline, a per-attempt timeout, the `tracing` feature, or a hook
+    /// that says so. [`NoNotify`] says no; every other hook yes by default.
+    const WANTS_ELAPSED: bool = true;
+
     /// A retry is about to happen, after its delay.
     fn on_retry(&self, event: &RetryEvent<'_, E>);
 
@@ -62,6 +68,8 @@ pub trait Notify<E> {
 pub struct NoNotify;
 
 impl<E> Notify<E> for NoNotify {
+    const WANTS_ELAPSED: bool = false;
+
     #[inline]
     fn on_retry(&self, _: &RetryEvent<'_, E>) {}
 }

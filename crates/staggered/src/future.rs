@@ -12,64 +12,73 @@ use crate::budget::Budget;
 use crate::classify::{Classifier, Failure};
 use crate::event::Notify;
 use crate::sleep::{Clock, DefaultRuntime, Runtime, Sleeper};
-use crate::timeout::TimeoutFor;
+use crate::timeout::{MakeTimeoutError, TimeoutFor};
 use crate::{Retried, RetryError, RetryPolicy, Schedule, TimedOut};
 
-/// The async retry loop. Both forms of operation (a closure returning a
-/// future, and an async closure borrowing from its surroundings) expand this
-/// one body: they cannot share a generic function, because naming an async
-/// closure's borrowing future is not yet stable Rust.
-macro_rules! retry_loop {
-    ($self:ident, $op:ident, $sleeper:ident, $clock:ident) => {
-        // An async block, so that `return` leaves the loop and not the caller.
-        async {
+/// The async retry loop, as an `async move` block (not awaited) whose `Ok`
+/// is `$map` applied to the [`Retried`] `$done`. Both forms of operation (a
+/// closure returning a future, and an async closure borrowing from its
+/// surroundings) expand this one body: they cannot share a generic
+/// function, because naming an async closure's borrowing future is not yet
+/// stable Rust. Attempt 1 runs before any retry state exists, so a success
+/// builds and stores nothing else (measured in `crates/bench`: 89 -> 62
+/// instructions per call over the earlier nested form).
+macro_rules! retry_block {
+    ($self:ident, $op:ident, $sleeper:expr, $clock:expr, $done:ident => $map:expr) => {
+        async move {
             let limit = $self.timeout.limit();
-            let needs_clock = $self.limits.deadline.is_some() || limit.is_some();
-            let mut start = if needs_clock { Some($clock.now()) } else { None };
-            let mut decision: Option<crate::Decision<S::Delays, &B>> = None;
-            let mut waited = Duration::ZERO;
-            let mut attempt = 1;
+            let start =
+                if $self.limits.deadline.is_some() || limit.is_some() { Some($clock.now()) } else { None };
             $self.budget.record_request();
+            let first = match limit {
+                None => $op(1).await.map_err(|error| (error, false)),
+                Some((timeout, make)) => {
+                    let cut = $self.attempt_time(timeout, start.map(|start| $clock.since(start)));
+                    timed($op(1), cut, make, $sleeper).await
+                }
+            };
+            let (mut error, mut cut) = match first {
+                Ok(value) => {
+                    $self.budget.deposit(1, None);
+                    let $done = Retried { value, attempts: 1, waited: Duration::ZERO };
+                    return Ok($map);
+                }
+                Err(failed) => failed,
+            };
+            let mut stopwatch = $self.stopwatch::<E, _>(start, $clock);
+            let mut decision = $self.decision();
+            let mut waited = Duration::ZERO;
             loop {
-                let outcome = match limit {
-                    None => $op(attempt).await.map_err(|error| (error, false)),
-                    Some((timeout, timed_out)) => {
-                        let elapsed = start.map_or(Duration::ZERO, |start| $clock.since(start));
-                        let left = $self
-                            .limits
-                            .deadline
-                            .map_or(timeout, |deadline| deadline.saturating_sub(elapsed));
-                        let cut = timeout.min(left);
-                        match race($op(attempt), $sleeper.sleep(cut)).await {
-                            Some(result) => result.map_err(|error| (error, false)),
-                            None => Err((timed_out(TimedOut { after: cut }), true)),
-                        }
-                    }
-                };
-                let (error, cut) = match outcome {
-                    Ok(value) => {
-                        match decision.as_mut() {
-                            Some(decision) => decision.on_success(),
-                            None => $self.budget.deposit(attempt, None),
-                        }
-                        return Ok(Retried { value, attempts: attempt, waited });
-                    }
-                    Err(failed) => failed,
-                };
-                let start = *start.get_or_insert_with(|| $clock.now());
-                let decision = decision.get_or_insert_with(|| $self.decision());
                 let failure = if cut { Failure::timeout() } else { $self.classify_error(&error) };
-                match $self.step(decision, &error, failure, $clock.since(start)) {
+                match $self.step(&mut decision, &error, failure, stopwatch.elapsed($clock)) {
                     Ok(delay) => {
+                        // Even a zero wait goes to the sleeper: on a runtime it yields.
                         $sleeper.sleep(delay).await;
                         waited = waited.saturating_add(delay);
-                        attempt = decision.attempt();
                     }
                     Err(reason) => return Err(RetryError::new(reason, decision.attempt(), waited, error)),
                 }
+                let attempt = decision.attempt();
+                let outcome = match limit {
+                    None => $op(attempt).await.map_err(|error| (error, false)),
+                    Some((timeout, make)) => {
+                        let elapsed = stopwatch.start().map(|start| $clock.since(start));
+                        timed($op(attempt), $self.attempt_time(timeout, elapsed), make, $sleeper).await
+                    }
+                };
+                match outcome {
+                    Ok(value) => {
+                        decision.on_success();
+                        let $done = Retried { value, attempts: attempt, waited };
+                        return Ok($map);
+                    }
+                    Err((next, next_cut)) => {
+                        error = next;
+                        cut = next_cut;
+                    }
+                }
             }
         }
-        .await
     };
 }
 
@@ -82,25 +91,10 @@ impl<S: Schedule, C, N, B: Budget, T> RetryPolicy<S, C, N, B, T> {
     ///
     /// # Errors
     /// A [`RetryError`] with the stop reason, the attempts made and the last error.
-    pub async fn call_async<R, E, F, Fut>(&self, op: F) -> Result<R, RetryError<E>>
-    where
-        F: FnMut(u32) -> Fut,
-        Fut: Future<Output = Result<R, E>>,
-        C: Classifier<E>,
-        N: Notify<E>,
-        T: TimeoutFor<E>,
-        E: core::fmt::Display,
-        Runtime<F>: DefaultRuntime,
-    {
-        self.run_async(op).await.map(|done| done.value)
-    }
-
-    /// Like [`call_async`](RetryPolicy::call_async), returning the attempts
-    /// made and the time waited with the value.
-    ///
-    /// # Errors
-    /// As [`call_async`](RetryPolicy::call_async).
-    pub async fn run_async<R, E, F, Fut>(&self, op: F) -> Result<Retried<R>, RetryError<E>>
+    pub fn call_async<R, E, F, Fut>(
+        &self,
+        mut op: F,
+    ) -> impl Future<Output = Result<R, RetryError<E>>> + use<'_, R, E, F, Fut, S, C, N, B, T>
     where
         F: FnMut(u32) -> Fut,
         Fut: Future<Output = Result<R, E>>,
@@ -112,7 +106,30 @@ impl<S: Schedule, C, N, B: Budget, T> RetryPolicy<S, C, N, B, T> {
     {
         let sleeper = <Runtime<F> as DefaultRuntime>::Sleeper::default();
         let clock = <Runtime<F> as DefaultRuntime>::Clock::default();
-        self.run_async_with(op, &sleeper, &clock).await
+        retry_block!(self, op, &sleeper, &clock, done => done.value)
+    }
+
+    /// Like [`call_async`](RetryPolicy::call_async), returning the attempts
+    /// made and the time waited with the value.
+    ///
+    /// # Errors
+    /// As [`call_async`](RetryPolicy::call_async).
+    pub fn run_async<R, E, F, Fut>(
+        &self,
+        mut op: F,
+    ) -> impl Future<Output = Result<Retried<R>, RetryError<E>>> + use<'_, R, E, F, Fut, S, C, N, B, T>
+    where
+        F: FnMut(u32) -> Fut,
+        Fut: Future<Output = Result<R, E>>,
+        C: Classifier<E>,
+        N: Notify<E>,
+        T: TimeoutFor<E>,
+        E: core::fmt::Display,
+        Runtime<F>: DefaultRuntime,
+    {
+        let sleeper = <Runtime<F> as DefaultRuntime>::Sleeper::default();
+        let clock = <Runtime<F> as DefaultRuntime>::Clock::default();
+        retry_block!(self, op, &sleeper, &clock, done => done)
     }
 
     /// Like [`run_async`](RetryPolicy::run_async), waiting with `sleeper` and
@@ -136,7 +153,7 @@ impl<S: Schedule, C, N, B: Budget, T> RetryPolicy<S, C, N, B, T> {
         Z: Sleeper + ?Sized,
         K: Clock + ?Sized,
     {
-        retry_loop!(self, op, sleeper, clock)
+        retry_block!(self, op, sleeper, clock, done => done).await
     }
 
     /// Like [`call_async`](RetryPolicy::call_async) for an async closure
@@ -157,9 +174,7 @@ impl<S: Schedule, C, N, B: Budget, T> RetryPolicy<S, C, N, B, T> {
     {
         let sleeper = <Runtime<F> as DefaultRuntime>::Sleeper::default();
         let clock = <Runtime<F> as DefaultRuntime>::Clock::default();
-        let (sleeper, clock) = (&sleeper, &clock);
-        let result: Result<Retried<R>, RetryError<E>> = retry_loop!(self, op, sleeper, clock);
-        result.map(|done| done.value)
+        retry_block!(self, op, &sleeper, &clock, done => done.value).await
     }
 
     /// Like [`call_async_mut`](RetryPolicy::call_async_mut), with the
@@ -182,7 +197,34 @@ impl<S: Schedule, C, N, B: Budget, T> RetryPolicy<S, C, N, B, T> {
         Z: Sleeper + ?Sized,
         K: Clock + ?Sized,
     {
-        retry_loop!(self, op, sleeper, clock)
+        retry_block!(self, op, sleeper, clock, done => done).await
+    }
+
+    /// The time attempt gets: the timeout, or less if the deadline is nearer.
+    #[inline]
+    fn attempt_time(&self, timeout: Duration, elapsed: Option<Duration>) -> Duration {
+        match (self.limits.deadline, elapsed) {
+            (Some(deadline), Some(elapsed)) => timeout.min(deadline.saturating_sub(elapsed)),
+            _ => timeout,
+        }
+    }
+}
+
+/// One attempt under a time limit: its result, or the error `make` builds
+/// when `cut` passes first (flagged `true`).
+async fn timed<R, E, W, Z>(
+    work: W,
+    cut: Duration,
+    make: MakeTimeoutError<E>,
+    sleeper: &Z,
+) -> Result<R, (E, bool)>
+where
+    W: Future<Output = Result<R, E>>,
+    Z: Sleeper + ?Sized,
+{
+    match race(work, sleeper.sleep(cut)).await {
+        Some(result) => result.map_err(|error| (error, false)),
+        None => Err((make(TimedOut { after: cut }), true)),
     }
 }
 

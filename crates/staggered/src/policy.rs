@@ -9,6 +9,7 @@ use core::time::Duration;
 use crate::budget::{Budget, NoBudget};
 use crate::classify::{AlwaysTransient, Classifier, Failure, RetryIf};
 use crate::event::{GiveUpEvent, NoNotify, Notify, RetryEvent};
+use crate::sleep::Clock;
 use crate::timeout::{AttemptTimeout, NoTimeout};
 use crate::{Action, Decision, Limits, Schedule, StopReason};
 
@@ -228,6 +229,24 @@ impl<S: Schedule, C, N, B: Budget, T> RetryPolicy<S, C, N, B, T> {
         }
     }
 
+    /// The clock for the retries, once attempt 1 has failed (see [`Stopwatch`]).
+    #[inline]
+    pub(crate) fn stopwatch<E, K: Clock + ?Sized>(
+        &self,
+        start: Option<K::Instant>,
+        clock: &K,
+    ) -> Stopwatch<K::Instant>
+    where
+        N: Notify<E>,
+    {
+        let wanted = start.is_some() || <N as Notify<E>>::WANTS_ELAPSED || cfg!(feature = "tracing");
+        match start {
+            Some(start) => Stopwatch { start: Some(start), fresh: false },
+            None if wanted => Stopwatch { start: Some(clock.now()), fresh: true },
+            None => Stopwatch { start: None, fresh: true },
+        }
+    }
+
     /// The classification of an attempt's error.
     #[inline]
     pub(crate) fn classify_error<E>(&self, error: &E) -> Failure
@@ -235,5 +254,36 @@ impl<S: Schedule, C, N, B: Budget, T> RetryPolicy<S, C, N, B, T> {
         C: Classifier<E>,
     {
         self.classifier.classify(error)
+    }
+}
+
+/// The time since attempt 1 started, as the drivers measure it once attempt
+/// 1 has failed. With a deadline or a timeout the clock was read before the
+/// first attempt. Otherwise it is read at that failure only if something
+/// wants the elapsed time (a hook, `tracing`), and not again right away: the
+/// elapsed time is zero there. With nothing to want it, the clock is never
+/// read and `elapsed` stays zero.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Stopwatch<I> {
+    start: Option<I>,
+    /// Just started at attempt 1's failure: no need to read the clock again.
+    fresh: bool,
+}
+
+impl<I: Copy> Stopwatch<I> {
+    /// The time since the start, reading `clock` only when it counts.
+    #[inline]
+    pub(crate) fn elapsed<K: Clock<Instant = I> + ?Sized>(&mut self, clock: &K) -> Duration {
+        let fresh = core::mem::replace(&mut self.fresh, false);
+        match self.start {
+            Some(start) if !fresh => clock.since(start),
+            _ => Duration::ZERO,
+        }
+    }
+
+    /// The start, if the clock was read.
+    #[inline]
+    pub(crate) fn start(&self) -> Option<I> {
+        self.start
     }
 }
