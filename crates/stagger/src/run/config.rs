@@ -5,11 +5,11 @@
 use std::time::Duration;
 
 use anyhow::anyhow;
+use staggered::config::ClassificationConfig;
 use staggered::{Backoff, Limits};
 
 use super::args::{flag, RunArgs};
 use super::child::{CommandLine, Isolation};
-use super::codes::RetryCodes;
 use super::log::LogFormat;
 use crate::exit::UsageError;
 
@@ -27,8 +27,9 @@ pub struct RunConfig {
     pub attempt_timeout: Option<Duration>,
     /// `--kill-after`.
     pub kill_after: Duration,
-    /// Which non-zero exit codes are retried.
-    pub retry_codes: RetryCodes,
+    /// Which exit codes are retried, by the library's rule
+    /// ([`ClassificationConfig::exit_code_kind`]).
+    pub classification: ClassificationConfig,
     /// The log format.
     pub log_format: LogFormat,
     /// Whether retries go unlogged.
@@ -51,11 +52,12 @@ impl RunConfig {
         let deadline = args.deadline.or(backoff.deadline());
         positive(args.deadline, flag::DEADLINE)?;
         positive(args.attempt_timeout, flag::ATTEMPT_TIMEOUT)?;
-        let retry_codes = match (args.retry_on_exit, args.stop_on_exit) {
-            (Some(codes), _) => RetryCodes::Only(codes),
-            (None, Some(codes)) => RetryCodes::AllBut(codes),
-            (None, None) => RetryCodes::AnyFailure,
-        };
+        let mut classification = ClassificationConfig::default();
+        if let Some(codes) = args.retry_on_exit {
+            classification.retry_exit_codes = codes.to_list();
+        } else if let Some(codes) = args.stop_on_exit {
+            classification.stop_exit_codes = codes.to_list();
+        }
         let mut warnings = args.backoff.warnings(&backoff);
         if let Some(codes) = args.retry_on_exit {
             if codes.contains(0) {
@@ -69,7 +71,7 @@ impl RunConfig {
             limits: Limits::NONE.with_max_attempts(backoff.max_attempts()).with_deadline(deadline),
             attempt_timeout: args.attempt_timeout,
             kill_after: args.kill_after,
-            retry_codes,
+            classification,
             log_format: args.log_format,
             quiet: args.quiet,
             isolation: if args.foreground { Isolation::Foreground } else { Isolation::ProcessGroup },
@@ -113,7 +115,7 @@ mod tests {
             config(&["--strategy", "constant", "--base", "10ms", "--attempts", "3", "--", "true"]).unwrap();
         assert_eq!(c.backoff.strategy(), Strategy::Constant);
         assert_eq!(c.limits, Limits::NONE.with_max_attempts(Some(3)));
-        assert_eq!(c.retry_codes, RetryCodes::AnyFailure);
+        assert_eq!(c.classification, ClassificationConfig::default());
         assert_eq!(c.isolation, Isolation::ProcessGroup);
         assert_eq!(c.kill_after, Duration::from_secs(2));
         assert_eq!(c.command, CommandLine { program: "true".into(), args: vec![] });
@@ -143,11 +145,12 @@ mod tests {
     #[test]
     fn exit_code_rules() {
         let c = config(&["--stop-on-exit", "2,4", "--", "true"]).unwrap();
-        assert!(
-            matches!(c.retry_codes, RetryCodes::AllBut(codes) if codes.contains(4) && !codes.contains(3))
+        assert_eq!(
+            (c.classification.retry_exit_codes, c.classification.stop_exit_codes),
+            (vec![], vec![2, 4])
         );
         let c = config(&["--retry-on-exit", "0-3", "--", "true"]).unwrap();
-        assert!(matches!(c.retry_codes, RetryCodes::Only(codes) if codes.contains(3)));
+        assert_eq!(c.classification.retry_exit_codes, [1, 2, 3]);
         assert_eq!(c.warnings, ["--retry-on-exit 0 has no effect: exit code 0 is success"]);
     }
 

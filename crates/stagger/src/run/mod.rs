@@ -73,7 +73,7 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
             Err(AttemptError::Spawn(err)) => return Ok(cannot_run(&config, &err)),
             Err(AttemptError::Wait(err)) => return Err(err).context("lost track of the command"),
         };
-        let Some(failure) = outcome.failure(&config.retry_codes) else {
+        let Some(failure) = outcome.failure(&config.classification) else {
             decision.on_success();
             return Ok(Exit::Success);
         };
