@@ -2,12 +2,16 @@
 //! (`--preset --strategy --base --multiplier --cap --factor --cap-mode
 //! --attempts`), flattened into each command's options, and their checks:
 //! [`BackoffArgs::build`] turns them into a [`Backoff`] or a usage error that
-//! names the option at fault.
+//! names the option at fault. [`BackoffArgs::over`] lays them over a
+//! `--config` file's schedule: an option given wins over the file's field,
+//! which wins over the preset's value and the default.
 
+use std::path::Path;
 use std::str::FromStr;
 use std::time::Duration;
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
+use staggered::config::{AttemptLimit, ScheduleConfig};
 use staggered::{Backoff, CapMode, ConfigError, Field, Preset, Strategy};
 
 use crate::duration;
@@ -105,52 +109,69 @@ impl BackoffArgs {
     /// A [`UsageError`] naming the option at fault, with the library's
     /// [`ConfigError`] as the cause.
     pub fn build(&self) -> anyhow::Result<Backoff> {
-        let mut builder = match self.preset {
-            Some(preset) => preset.builder(),
-            None => Backoff::builder(Strategy::Full),
-        };
-        if let Some(strategy) = self.strategy {
-            builder = builder.with_strategy(strategy);
-        }
-        if let Some(base) = self.base {
-            builder = builder.with_base(base);
-        }
-        if let Some(multiplier) = self.multiplier {
-            builder = builder.with_multiplier(multiplier);
-        }
-        if let Some(cap) = self.cap {
-            builder = builder.with_max_delay(cap);
-        }
-        if let Some(factor) = self.factor {
-            builder = builder.with_factor(factor);
-        }
-        if let Some(cap_mode) = self.cap_mode {
-            builder = builder.with_cap_mode(cap_mode);
-        }
-        if let Some(attempts) = self.attempts {
-            builder = builder.with_max_attempts(attempts);
-        }
-        builder.build().map_err(|err| self.usage_error(err))
+        self.build_schedule(&self.over(ScheduleConfig::default()), None)
     }
 
-    /// The library's error, blamed on the option that set the field.
-    fn usage_error(&self, err: ConfigError) -> anyhow::Error {
+    /// `schedule` (a `--config` file's) with each option given here in
+    /// place of its field: `--preset` replaces `preset`, `--cap` replaces
+    /// `max_delay`, `--attempts` replaces `max_attempts`, and so on. The
+    /// library's [`ScheduleConfig::builder`] then starts from the preset and
+    /// applies every field set, so an option wins over the file, and the
+    /// file over the preset and the defaults.
+    pub fn over(&self, mut schedule: ScheduleConfig) -> ScheduleConfig {
+        fn set<T>(field: &mut Option<T>, option: Option<T>) {
+            if option.is_some() {
+                *field = option;
+            }
+        }
+        set(&mut schedule.preset, self.preset);
+        set(&mut schedule.strategy, self.strategy);
+        set(&mut schedule.base, self.base);
+        set(&mut schedule.multiplier, self.multiplier);
+        set(&mut schedule.max_delay, self.cap);
+        set(&mut schedule.factor, self.factor);
+        set(&mut schedule.cap_mode, self.cap_mode);
+        set(&mut schedule.max_attempts, self.attempts.map(AttemptLimit::Count));
+        schedule
+    }
+
+    /// Builds `schedule`, the result of [`over`](Self::over).
+    ///
+    /// # Errors
+    /// A [`UsageError`] naming the option that set the field at fault, or
+    /// else the `file` the schedule came from and the field
+    /// (`retry.toml: schedule.max_delay: ...`), with the library's
+    /// [`ConfigError`] as the cause.
+    pub fn build_schedule(&self, schedule: &ScheduleConfig, file: Option<&Path>) -> anyhow::Result<Backoff> {
+        schedule.builder().build().map_err(|err| self.usage_error(err, file))
+    }
+
+    /// The library's error, blamed on the option that set the field, or
+    /// else on the file's field.
+    fn usage_error(&self, err: ConfigError, file: Option<&Path>) -> anyhow::Error {
         let opt = match err.field() {
-            Field::Base => Some(Opt::Base),
-            Field::Multiplier => Some(Opt::Multiplier),
-            Field::MaxDelay => Some(Opt::Cap),
-            Field::Factor => Some(Opt::Factor),
-            Field::MaxAttempts => Some(Opt::Attempts),
+            Field::Base => self.base.map(|_| Opt::Base),
+            Field::Multiplier => self.multiplier.map(|_| Opt::Multiplier),
+            Field::MaxDelay => self.cap.map(|_| Opt::Cap),
+            Field::Factor => self.factor.map(|_| Opt::Factor),
+            Field::MaxAttempts => self.attempts.map(|_| Opt::Attempts),
             _ => None,
         };
+        let field = err.field();
         match (opt, self.base) {
-            // A `--base` above the default (or the preset's) cap: the user never
-            // typed `--cap`, so blame `--base` and say how to fix it.
-            (Some(Opt::Cap), Some(base)) if self.cap.is_none() => anyhow::Error::new(err)
+            // A `--base` above the cap of the default, the preset or the
+            // file: the user never typed `--cap`, so blame `--base` and say
+            // how to fix it.
+            (None, Some(base)) if field == Field::MaxDelay => anyhow::Error::new(err)
                 .context(format!("base {} is above max_delay; raise --cap as well", duration::format(base)))
                 .context(UsageError::option(Opt::Base.flag())),
             (Some(opt), _) => anyhow::Error::new(err).context(UsageError::option(opt.flag())),
-            (None, _) => anyhow::Error::new(err).context(UsageError::options()),
+            (None, _) => match file {
+                Some(path) => anyhow::Error::new(err)
+                    .context(format!("schedule.{field}"))
+                    .context(UsageError::file(path)),
+                None => anyhow::Error::new(err).context(UsageError::options()),
+            },
         }
     }
 

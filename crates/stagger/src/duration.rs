@@ -1,166 +1,23 @@
 //! Human durations on the command line: `250ms`, `1.5s`, `2m`, `1h30m`, `0`.
 //!
-//! The parser is our own because the usual crates reject decimals (`1.5s`).
-//! It reads the digits exactly, with no float rounding: `0.1s` is exactly
-//! 100 ms. The formatter writes the same notation back, so
-//! `parse(&format(d)) == Ok(d)` for every `Duration`.
+//! The parser and the formatter are the library's
+//! ([`staggered::config::parse_duration`] and
+//! [`staggered::config::format_duration`]), so a duration reads the same in
+//! an option and in a `--config` file. It reads the digits exactly, with no
+//! float rounding (`0.1s` is exactly 100 ms), and `parse(&format(d)) == Ok(d)`
+//! for every `Duration`. What is here is the CLI's own: rounding for tables
+//! and logs, and milliseconds for CSV.
 
-use std::fmt;
 use std::time::Duration;
 
+pub use staggered::config::{format_duration as format, parse_duration as parse};
+
 const NANOS_PER_SEC: u128 = 1_000_000_000;
-const NANOS_PER_MINUTE: u128 = 60 * NANOS_PER_SEC;
-const NANOS_PER_HOUR: u128 = 60 * NANOS_PER_MINUTE;
-
-/// The units the parser accepts, with their length in nanoseconds.
-const UNITS: [(&str, u128); 8] = [
-    ("ns", 1),
-    ("us", 1_000),
-    ("µs", 1_000),
-    ("ms", 1_000_000),
-    ("s", NANOS_PER_SEC),
-    ("m", NANOS_PER_MINUTE),
-    ("min", NANOS_PER_MINUTE),
-    ("h", NANOS_PER_HOUR),
-];
-
-/// Fraction digits past this many are below a nanosecond for every unit, and
-/// ignored; the bound keeps the arithmetic inside `u128`.
-const MAX_FRACTION_DIGITS: usize = 18;
-
-/// Why a duration did not parse. The caller (clap) names the option and the
-/// text, so the messages say only what is wrong.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum DurationError {
-    /// Nothing was given.
-    Empty,
-    /// A leading minus: a wait cannot be negative.
-    Negative,
-    /// A number with no unit, such as `250` (only a bare `0` may omit it).
-    MissingUnit(String),
-    /// A unit we do not know, such as `1x`.
-    UnknownUnit(String),
-    /// Not a number followed by a unit, such as `ms` or `1..5s`.
-    Malformed,
-    /// More than `Duration::MAX` (about 584 billion years).
-    Overflow,
-}
-
-impl fmt::Display for DurationError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        const EXPECTED: &str = "expected a number and a unit (ns, us, ms, s, m, h), such as 250ms or 1.5s";
-        match self {
-            DurationError::Empty => write!(f, "empty duration: {EXPECTED}"),
-            DurationError::Negative => f.write_str("a duration cannot be negative"),
-            DurationError::MissingUnit(number) => write!(f, "missing unit after {number}: {EXPECTED}"),
-            DurationError::UnknownUnit(unit) => write!(f, "unknown unit '{unit}': {EXPECTED}"),
-            DurationError::Malformed => write!(f, "not a duration: {EXPECTED}"),
-            DurationError::Overflow => {
-                f.write_str("duration too large (the limit is about 584 billion years)")
-            }
-        }
-    }
-}
-
-impl std::error::Error for DurationError {}
-
-/// Parses one or more `<number><unit>` parts (`1.5s`, `1m30s`) or a bare `0`.
-///
-/// Numbers are decimal (`1.5`), units are `ns`, `us` (or `µs`), `ms`, `s`,
-/// `m` (or `min`) and `h`. Digits below a nanosecond are dropped.
-///
-/// # Errors
-/// A [`DurationError`] for an empty, negative, unit-less, unknown-unit,
-/// malformed or too large duration. It never panics.
-pub fn parse(text: &str) -> Result<Duration, DurationError> {
-    if text.is_empty() {
-        return Err(DurationError::Empty);
-    }
-    if text.starts_with('-') {
-        return Err(DurationError::Negative);
-    }
-    if text == "0" {
-        return Ok(Duration::ZERO);
-    }
-    let mut rest = text;
-    let mut total: u128 = 0;
-    while !rest.is_empty() {
-        let number_len = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rest.len());
-        let (number, after) = rest.split_at(number_len);
-        let unit_len = after.find(|c: char| c.is_ascii_digit() || c == '.').unwrap_or(after.len());
-        let (unit, after) = after.split_at(unit_len);
-        if unit.is_empty() {
-            return Err(DurationError::MissingUnit(number.to_owned()));
-        }
-        let unit_ns = UNITS
-            .iter()
-            .find(|(name, _)| *name == unit)
-            .map(|&(_, ns)| ns)
-            .ok_or_else(|| DurationError::UnknownUnit(unit.to_owned()))?;
-        let part = scale(number, unit_ns)?;
-        total = total.checked_add(part).ok_or(DurationError::Overflow)?;
-        rest = after;
-    }
-    from_nanos(total).ok_or(DurationError::Overflow)
-}
-
-/// `number` (decimal digits, at most one dot) times `unit_ns`, in whole nanoseconds.
-fn scale(number: &str, unit_ns: u128) -> Result<u128, DurationError> {
-    let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
-    if whole.is_empty() || fraction.contains('.') || (number.contains('.') && fraction.is_empty()) {
-        return Err(DurationError::Malformed);
-    }
-    let whole_ns = digits(whole)?.checked_mul(unit_ns).ok_or(DurationError::Overflow)?;
-    let fraction = &fraction[..fraction.len().min(MAX_FRACTION_DIGITS)];
-    // Digits are ASCII, so the slice above is on a char boundary.
-    let denominator = 10u128.pow(fraction.len() as u32);
-    let fraction_ns = digits(fraction)? * unit_ns / denominator;
-    whole_ns.checked_add(fraction_ns).ok_or(DurationError::Overflow)
-}
-
-/// The value of a run of ASCII digits (empty is 0).
-fn digits(text: &str) -> Result<u128, DurationError> {
-    text.bytes().try_fold(0u128, |acc, b| {
-        acc.checked_mul(10)
-            .and_then(|acc| acc.checked_add(u128::from(b - b'0')))
-            .ok_or(DurationError::Overflow)
-    })
-}
 
 /// Whole nanoseconds to `Duration`, or `None` past `Duration::MAX`.
 pub fn from_nanos(nanos: u128) -> Option<Duration> {
     let secs = u64::try_from(nanos / NANOS_PER_SEC).ok()?;
     Some(Duration::new(secs, (nanos % NANOS_PER_SEC) as u32))
-}
-
-/// Writes `d` exactly, in the largest unit that keeps it at least 1:
-/// `0s`, `750ns`, `2.5µs`, `843.5ms`, `1.6875s`, and `1m30.5s`, `2h` from
-/// one minute on. Trailing zeros are dropped.
-pub fn format(d: Duration) -> String {
-    let nanos = d.as_nanos();
-    match nanos {
-        0 => "0s".to_owned(),
-        1..1_000 => format!("{nanos}ns"),
-        1_000..1_000_000 => format!("{}µs", decimal(nanos, 1_000)),
-        1_000_000..NANOS_PER_SEC => format!("{}ms", decimal(nanos, 1_000_000)),
-        NANOS_PER_SEC..NANOS_PER_MINUTE => format!("{}s", decimal(nanos, NANOS_PER_SEC)),
-        _ => {
-            let hours = nanos / NANOS_PER_HOUR;
-            let minutes = nanos % NANOS_PER_HOUR / NANOS_PER_MINUTE;
-            let seconds = nanos % NANOS_PER_MINUTE;
-            let mut text = String::new();
-            if hours > 0 {
-                text += &format!("{hours}h");
-            }
-            if minutes > 0 {
-                text += &format!("{minutes}m");
-            }
-            if seconds > 0 {
-                text += &format!("{}s", decimal(seconds, NANOS_PER_SEC));
-            }
-            text
-        }
-    }
 }
 
 /// Writes `d` like [`format()`], rounded (half up) to `significant` digits so
@@ -182,19 +39,6 @@ pub fn round_significant(d: Duration, significant: u32) -> Duration {
     from_nanos(rounded).unwrap_or(Duration::MAX)
 }
 
-/// `nanos / unit` as a decimal with the trailing zeros dropped; `unit` is a
-/// power of ten.
-fn decimal(nanos: u128, unit: u128) -> String {
-    let whole = nanos / unit;
-    let fraction = nanos % unit;
-    if fraction == 0 {
-        return whole.to_string();
-    }
-    let width = unit.ilog10() as usize;
-    let fraction = format!("{fraction:0width$}");
-    format!("{whole}.{}", fraction.trim_end_matches('0'))
-}
-
 /// Milliseconds with three decimals (microsecond precision, rounded half up),
 /// as CSV wants them: `1234.567`.
 pub fn millis_3(d: Duration) -> String {
@@ -204,8 +48,12 @@ pub fn millis_3(d: Duration) -> String {
 
 #[cfg(test)]
 mod tests {
+    //! The library's parser held to every input the CLI has accepted or
+    //! refused: these cases are a superset of the library's own.
+
     use super::*;
     use proptest::prelude::*;
+    use staggered::config::DurationError;
 
     fn ms(n: u64) -> Duration {
         Duration::from_millis(n)

@@ -86,34 +86,52 @@ pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
         .any(|io| io.kind() == io::ErrorKind::BrokenPipe)
 }
 
-/// A command-line option with a value that cannot be used. Attach it as
-/// context to the underlying error, so that the message reads
+/// A command-line option with a value that cannot be used, or a `--config`
+/// file that cannot. Attach it as context to the underlying error, so that
+/// the message reads
 /// `invalid value for --multiplier: invalid multiplier 0.5: must be at least 1`
-/// and the process exits with [`Exit::Usage`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// (or `retry.toml: schedule.multiplier: ...` for a file) and the process
+/// exits with [`Exit::Usage`].
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UsageError {
-    /// The option, spelled as on the command line (`--multiplier`), if one
-    /// option is to blame.
-    option: Option<&'static str>,
+    blame: Blame,
+}
+
+/// What a [`UsageError`] blames.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Blame {
+    /// One option, spelled as on the command line (`--multiplier`).
+    Option(&'static str),
+    /// The options together, no single one.
+    Options,
+    /// A file named by an option, as the user wrote its path.
+    File(String),
 }
 
 impl UsageError {
     /// The value of `option` (`--base`) is wrong.
     pub const fn option(option: &'static str) -> Self {
-        UsageError { option: Some(option) }
+        UsageError { blame: Blame::Option(option) }
     }
 
     /// The options together are wrong, and no single one is to blame.
     pub const fn options() -> Self {
-        UsageError { option: None }
+        UsageError { blame: Blame::Options }
+    }
+
+    /// The file at `path` (a `--config` file) cannot be read or used; the
+    /// message starts with the path, as `cat` and `grep` write it.
+    pub fn file(path: &std::path::Path) -> Self {
+        UsageError { blame: Blame::File(path.display().to_string()) }
     }
 }
 
 impl fmt::Display for UsageError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.option {
-            Some(option) => write!(f, "invalid value for {option}"),
-            None => f.write_str("invalid options"),
+        match &self.blame {
+            Blame::Option(option) => write!(f, "invalid value for {option}"),
+            Blame::Options => f.write_str("invalid options"),
+            Blame::File(path) => f.write_str(path),
         }
     }
 }
@@ -139,6 +157,19 @@ mod tests {
         assert_eq!(
             format!("{err:#}"),
             "invalid value for --multiplier: invalid multiplier 0.5: must be at least 1"
+        );
+    }
+
+    #[test]
+    fn a_file_error_starts_with_the_path() {
+        let err =
+            Err::<(), _>(anyhow::anyhow!("schedule.multiplier: invalid multiplier 0.5: must be at least 1"))
+                .context(UsageError::file(std::path::Path::new("retry.toml")))
+                .unwrap_err();
+        assert_eq!(Exit::of_error(&err), Exit::Usage);
+        assert_eq!(
+            format!("{err:#}"),
+            "retry.toml: schedule.multiplier: invalid multiplier 0.5: must be at least 1"
         );
     }
 

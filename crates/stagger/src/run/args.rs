@@ -1,8 +1,9 @@
 //! The raw options of `stagger run`, as clap parses them: the shared
 //! schedule options ([`BackoffArgs`]) and its own. [`RunConfig`](super::RunConfig)
-//! checks them together.
+//! checks them together, with the `--config` file's values beneath them.
 
 use std::ffi::OsString;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use super::codes::{self, ExitCodes};
@@ -14,24 +15,48 @@ use crate::duration;
 /// [`Command::Run`](crate::cli::Command::Run)).
 #[derive(Debug, Clone, clap::Args)]
 pub struct RunArgs {
+    /// Read the schedule, limits and exit codes from a TOML or JSON file;
+    /// options given override its values.
+    ///
+    /// The format is the extension's, `.toml` or `.json`; a file with
+    /// neither is read as TOML, then as JSON. Each option given on the
+    /// command line overrides the file's value, which overrides the
+    /// preset's and the default: options > file > preset > defaults.
+    /// `--retry-on-exit` or `--stop-on-exit` replaces both of the file's
+    /// exit-code lists. Fields are those of the library's `RetryConfig`:
+    /// `[schedule]` (preset, strategy, base, multiplier, max_delay, factor,
+    /// cap_mode, max_attempts, deadline, granularity, seed), `[limits]`
+    /// (deadline, attempt_timeout), `[classification]` (retry_exit_codes,
+    /// stop_exit_codes). An unknown field is an error, naming it.
+    ///
+    /// Accepted but ignored, with a warning: a `[budget]`, since a budget
+    /// bounds the retries of many operations and one `stagger run` is one
+    /// operation; `limits.max_hint` and `limits.hint_jitter`, since a
+    /// command gives no server hints; HTTP `retry_statuses` and
+    /// `stop_statuses`. They are still checked, so a file shared with a
+    /// service is valid for both.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
     /// The schedule options, shared with `stagger schedule`.
     #[command(flatten)]
     pub backoff: BackoffArgs,
 
     /// Seed for the jitter: the same seed gives the same delays [default:
-    /// from OS entropy].
+    /// the file's schedule.seed, else from OS entropy].
     #[arg(long, value_name = "S", allow_negative_numbers = true)]
     pub seed: Option<u64>,
 
     /// The total time budget from the start of attempt 1, attempts
     /// included: no retry waits past it, and a running attempt is stopped
-    /// there [default: none, or the preset's].
+    /// there [default: the file's limits.deadline or schedule.deadline,
+    /// else the preset's, else none].
     #[arg(long, value_name = "DUR", value_parser = duration::parse, allow_hyphen_values = true)]
     pub deadline: Option<Duration>,
 
     /// Stop an attempt that runs longer than this (SIGTERM, then SIGKILL
     /// after --kill-after) and count it as a failure to retry; its status is
-    /// 124 [default: no limit].
+    /// 124 [default: the file's limits.attempt_timeout, else no limit].
     #[arg(long, value_name = "DUR", value_parser = duration::parse, allow_hyphen_values = true)]
     pub attempt_timeout: Option<Duration>,
 
@@ -41,8 +66,8 @@ pub struct RunArgs {
     pub kill_after: Duration,
 
     /// Retry only these non-zero exit codes; any other stops at once. A
-    /// comma list of codes and ranges, such as 1,2,75-78 [default: retry
-    /// every non-zero exit code].
+    /// comma list of codes and ranges, such as 1,2,75-78 [default: the
+    /// file's classification, else retry every non-zero exit code].
     #[arg(long, value_name = "CODES", value_parser = codes::parse, conflicts_with = "stop_on_exit", allow_hyphen_values = true)]
     pub retry_on_exit: Option<ExitCodes>,
 

@@ -1,5 +1,8 @@
-//! Exit codes on the command line (`--retry-on-exit 1,2,75-78`) and the
-//! rule that says which non-zero exit codes are worth retrying.
+//! Exit codes on the command line (`--retry-on-exit 1,2,75-78`), and in a
+//! `--config` file's `classification` section. Which of them are worth
+//! retrying is the library's rule
+//! ([`ClassificationConfig::exit_code_kind`](staggered::config::ClassificationConfig::exit_code_kind)),
+//! as for a file.
 
 use std::fmt;
 
@@ -126,26 +129,25 @@ fn code(text: &str, item: &str) -> Result<u8, CodesError> {
     text.parse::<u8>().map_err(|_| CodesError::OutOfRange(text.to_owned()))
 }
 
-/// Which non-zero exit codes of the command are worth retrying.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum RetryCodes {
-    /// Every non-zero code (the default).
-    #[default]
-    AnyFailure,
-    /// Only these (`--retry-on-exit`); the others stop at once.
-    Only(ExitCodes),
-    /// All but these (`--stop-on-exit`), which stop at once.
-    AllBut(ExitCodes),
+impl ExitCodes {
+    /// The non-zero codes, as the library's exit-code lists hold them (0 is
+    /// a success, never retried nor stopped on).
+    pub fn to_list(self) -> Vec<i32> {
+        self.iter().filter(|&code| code != 0).map(i32::from).collect()
+    }
 }
 
-impl RetryCodes {
-    /// Whether the non-zero exit code `code` may be retried.
-    pub const fn retries(&self, code: u8) -> bool {
-        match self {
-            RetryCodes::AnyFailure => true,
-            RetryCodes::Only(codes) => codes.contains(code),
-            RetryCodes::AllBut(codes) => !codes.contains(code),
+/// Checks a `classification` list of a `--config` file: a process exits
+/// with 0 to 255, so any other code could never match.
+///
+/// # Errors
+/// The field (`classification.stop_exit_codes[2]`) and what is wrong.
+pub fn check_list(name: &str, list: &[i32]) -> Result<(), String> {
+    match list.iter().enumerate().find(|(_, code)| u8::try_from(**code).is_err()) {
+        Some((i, code)) => {
+            Err(format!("classification.{name}[{i}]: invalid exit code {code}: exit codes are 0 to 255"))
         }
+        None => Ok(()),
     }
 }
 
@@ -210,13 +212,19 @@ mod tests {
     }
 
     #[test]
-    fn retry_rules() {
-        let codes = parse("1,75-78").unwrap();
-        assert!(RetryCodes::AnyFailure.retries(1) && RetryCodes::AnyFailure.retries(255));
-        assert!(RetryCodes::Only(codes).retries(76));
-        assert!(!RetryCodes::Only(codes).retries(3));
-        assert!(!RetryCodes::AllBut(codes).retries(1));
-        assert!(RetryCodes::AllBut(codes).retries(3));
+    fn lists_leave_out_success() {
+        assert_eq!(parse("0-2,75").unwrap().to_list(), [1, 2, 75]);
+        assert_eq!(ExitCodes::EMPTY.to_list(), Vec::<i32>::new());
+    }
+
+    #[test]
+    fn file_lists_hold_real_exit_codes() {
+        assert_eq!(check_list("retry_exit_codes", &[0, 1, 255]), Ok(()));
+        assert_eq!(
+            check_list("stop_exit_codes", &[1, 256]).unwrap_err(),
+            "classification.stop_exit_codes[1]: invalid exit code 256: exit codes are 0 to 255"
+        );
+        assert!(check_list("retry_exit_codes", &[-1]).unwrap_err().contains("[0]: invalid exit code -1"));
     }
 
     proptest! {

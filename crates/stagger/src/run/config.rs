@@ -1,34 +1,43 @@
-//! `RunConfig`: the options of `stagger run`, checked together and turned
-//! into a schedule, the decision's limits and a plan for each attempt,
-//! before anything runs.
+//! `RunConfig`: the options of `stagger run` and its `--config` file,
+//! checked together and turned into a schedule, the decision's limits and
+//! a plan for each attempt, before anything runs.
+//!
+//! Precedence, field by field: an option given on the command line, else
+//! the file's value, else the preset's (`--preset`, else the file's
+//! `schedule.preset`), else the default. The file and the options meet in
+//! the library's [`RetryConfig`], which derives the limits as it does for
+//! any other driver.
 
+use std::path::Path;
 use std::time::Duration;
 
 use anyhow::anyhow;
+use staggered::config::{ClassificationConfig, RetryConfig};
 use staggered::{Backoff, Limits};
 
 use super::args::{flag, RunArgs};
 use super::child::{CommandLine, Isolation};
-use super::codes::RetryCodes;
+use super::file;
 use super::log::LogFormat;
 use crate::exit::UsageError;
 
 /// A validated `stagger run` invocation.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunConfig {
-    /// The schedule, with every option applied.
+    /// The schedule, with the file's fields and every option applied, and
+    /// the seed (`--seed`, else `schedule.seed`) if the delays are to be
+    /// reproducible.
     pub backoff: Backoff,
-    /// The seed for the jitter, if the delays are to be reproducible.
-    pub seed: Option<u64>,
-    /// max_attempts (the schedule's) and the deadline (`--deadline`, or the
-    /// schedule's), for the retry decision.
+    /// max_attempts (the schedule's) and the deadline (`--deadline`, else
+    /// `limits.deadline`, else the schedule's), for the retry decision.
     pub limits: Limits,
-    /// `--attempt-timeout`.
+    /// `--attempt-timeout`, else `limits.attempt_timeout`.
     pub attempt_timeout: Option<Duration>,
     /// `--kill-after`.
     pub kill_after: Duration,
-    /// Which non-zero exit codes are retried.
-    pub retry_codes: RetryCodes,
+    /// Which exit codes are retried: `--retry-on-exit` or `--stop-on-exit`,
+    /// else the file's `retry_exit_codes` and `stop_exit_codes`.
+    pub classification: ClassificationConfig,
     /// The log format.
     pub log_format: LogFormat,
     /// Whether retries go unlogged.
@@ -37,39 +46,71 @@ pub struct RunConfig {
     pub isolation: Isolation,
     /// The command.
     pub command: CommandLine,
-    /// Options that were accepted but have no effect, explained.
+    /// Options and file fields that were accepted but have no effect, explained.
     pub warnings: Vec<String>,
 }
 
 impl RunConfig {
-    /// Checks the options and builds the schedule.
+    /// Reads the `--config` file, if any, checks the options and builds the
+    /// schedule.
     ///
     /// # Errors
-    /// A [`UsageError`] naming the option at fault.
+    /// A [`UsageError`] naming the option at fault, or the file and its field.
     pub fn from_args(args: &RunArgs) -> anyhow::Result<Self> {
-        let backoff = args.backoff.build()?;
-        let deadline = args.deadline.or(backoff.deadline());
+        let (mut config, mut warnings) = match &args.config {
+            Some(path) => {
+                let file = file::load(path)?;
+                (file.config, file.warnings)
+            }
+            None => (RetryConfig::default(), Vec::new()),
+        };
+        let path = args.config.as_deref();
+
+        config.schedule = args.backoff.over(config.schedule);
+        if args.seed.is_some() {
+            config.schedule.seed = args.seed;
+        }
+        let backoff = args.backoff.build_schedule(&config.schedule, path)?;
         positive(args.deadline, flag::DEADLINE)?;
         positive(args.attempt_timeout, flag::ATTEMPT_TIMEOUT)?;
-        let retry_codes = match (args.retry_on_exit, args.stop_on_exit) {
-            (Some(codes), _) => RetryCodes::Only(codes),
-            (None, Some(codes)) => RetryCodes::AllBut(codes),
-            (None, None) => RetryCodes::AnyFailure,
-        };
-        let mut warnings = args.backoff.warnings(&backoff);
+        if args.deadline.is_some() {
+            config.limits.deadline = args.deadline;
+        }
+        if args.attempt_timeout.is_some() {
+            config.limits.attempt_timeout = args.attempt_timeout;
+        }
+        // Either option replaces both of the file's lists: together they are
+        // one rule, and the two options cannot be combined either.
+        let classification = &mut config.classification;
+        if let Some(codes) = args.retry_on_exit {
+            classification.retry_exit_codes = codes.to_list();
+            classification.stop_exit_codes.clear();
+        } else if let Some(codes) = args.stop_on_exit {
+            classification.stop_exit_codes = codes.to_list();
+            classification.retry_exit_codes.clear();
+        }
+        let limits = config.limits().map_err(|err| blame(err.into(), path))?;
+
+        warnings.extend(args.backoff.warnings(&backoff));
         if let Some(codes) = args.retry_on_exit {
             if codes.contains(0) {
                 warnings.push(format!("{} 0 has no effect: exit code 0 is success", flag::RETRY_ON_EXIT));
             }
         }
+        if limits.max_attempts.is_none() && limits.deadline.is_none() {
+            warnings.push(
+                "no max_attempts and no deadline: the command is retried until it succeeds or stagger is \
+                 stopped"
+                    .to_owned(),
+            );
+        }
         let (program, rest) = args.command.split_first().ok_or_else(|| anyhow!("no command to run"))?;
         Ok(RunConfig {
             backoff,
-            seed: args.seed,
-            limits: Limits::NONE.with_max_attempts(backoff.max_attempts()).with_deadline(deadline),
-            attempt_timeout: args.attempt_timeout,
+            limits,
+            attempt_timeout: config.attempt_timeout(),
             kill_after: args.kill_after,
-            retry_codes,
+            classification: config.classification,
             log_format: args.log_format,
             quiet: args.quiet,
             isolation: if args.foreground { Isolation::Foreground } else { Isolation::ProcessGroup },
@@ -85,6 +126,14 @@ fn positive(value: Option<Duration>, option: &'static str) -> anyhow::Result<()>
         Some(Duration::ZERO) => Err(anyhow!("must be more than 0, or every attempt is stopped at once")
             .context(UsageError::option(option))),
         _ => Ok(()),
+    }
+}
+
+/// An error of the options and the file together: the file's, if there is one.
+fn blame(err: anyhow::Error, file: Option<&Path>) -> anyhow::Error {
+    match file {
+        Some(path) => err.context(UsageError::file(path)),
+        None => err.context(UsageError::options()),
     }
 }
 
@@ -112,8 +161,9 @@ mod tests {
         let c =
             config(&["--strategy", "constant", "--base", "10ms", "--attempts", "3", "--", "true"]).unwrap();
         assert_eq!(c.backoff.strategy(), Strategy::Constant);
-        assert_eq!(c.limits, Limits::NONE.with_max_attempts(Some(3)));
-        assert_eq!(c.retry_codes, RetryCodes::AnyFailure);
+        assert_eq!((c.limits.max_attempts, c.limits.deadline), (Some(3), None));
+        assert_eq!(c.classification, ClassificationConfig::default());
+        assert_eq!(c.backoff.seed(), None);
         assert_eq!(c.isolation, Isolation::ProcessGroup);
         assert_eq!(c.kill_after, Duration::from_secs(2));
         assert_eq!(c.command, CommandLine { program: "true".into(), args: vec![] });
@@ -126,6 +176,171 @@ mod tests {
         assert_eq!(google.limits.max_attempts, None);
         let mine = config(&["--preset", "google", "--deadline", "300ms", "--", "true"]).unwrap();
         assert_eq!(mine.limits.deadline, Some(Duration::from_millis(300)));
+    }
+
+    /// A file holding every field `stagger run` reads, none at its default.
+    const EVERY_FIELD: &str = r#"
+        [schedule]
+        preset = "batch"
+        strategy = "proportional"
+        base = "20ms"
+        multiplier = 3
+        max_delay = "1s"
+        factor = 0.25
+        cap_mode = "interval"
+        max_attempts = 7
+        deadline = "1m"
+        granularity = "5ms"
+        seed = 42
+
+        [limits]
+        deadline = "30s"
+        attempt_timeout = "4s"
+
+        [classification]
+        retry_exit_codes = [75, 111]
+        stop_exit_codes = [3]
+    "#;
+
+    /// `options` with `--config` naming a file that holds `text`.
+    fn with_file(name: &str, text: &str, options: &[&str]) -> anyhow::Result<RunConfig> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        let path = path.to_str().unwrap();
+        let mut all = vec!["--config", path];
+        all.extend(options);
+        all.extend(["--", "true"]);
+        config(&all)
+    }
+
+    #[test]
+    fn every_field_of_the_file_takes_effect_as_the_library_reads_it() {
+        let library = RetryConfig::from_toml_str(EVERY_FIELD).unwrap();
+        let c = with_file("retry.toml", EVERY_FIELD, &[]).unwrap();
+        assert_eq!(c.backoff, library.backoff().unwrap());
+        assert_eq!(c.backoff.seed(), Some(42));
+        assert_eq!(c.backoff.granularity(), Some(Duration::from_millis(5)));
+        assert_eq!(c.limits, library.limits().unwrap());
+        assert_eq!((c.limits.max_attempts, c.limits.deadline), (Some(7), Some(Duration::from_secs(30))));
+        assert_eq!(c.attempt_timeout, Some(Duration::from_secs(4)));
+        assert_eq!(c.classification, library.classification);
+        assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+    }
+
+    #[test]
+    fn options_override_the_file_field_by_field() {
+        let c = with_file(
+            "retry.toml",
+            EVERY_FIELD,
+            &[
+                "--preset",
+                "interactive",
+                "--strategy",
+                "exponential",
+                "--base",
+                "30ms",
+                "--multiplier",
+                "2",
+                "--cap",
+                "2s",
+                "--factor",
+                "0.5",
+                "--cap-mode",
+                "delay",
+                "--attempts",
+                "2",
+                "--seed",
+                "9",
+                "--deadline",
+                "10s",
+                "--attempt-timeout",
+                "1s",
+                "--stop-on-exit",
+                "9",
+            ],
+        )
+        .unwrap();
+        let b = &c.backoff;
+        assert_eq!(
+            (b.strategy(), b.base(), b.multiplier()),
+            (Strategy::Exponential, Duration::from_millis(30), 2.0)
+        );
+        assert_eq!(
+            (b.max_delay(), b.factor(), b.cap_mode()),
+            (Duration::from_secs(2), 0.5, staggered::CapMode::Delay)
+        );
+        assert_eq!((b.max_attempts(), b.seed()), (Some(2), Some(9)));
+        // Not on the command line: still the file's.
+        assert_eq!(
+            (b.granularity(), b.deadline()),
+            (Some(Duration::from_millis(5)), Some(Duration::from_secs(60)))
+        );
+        assert_eq!((c.limits.max_attempts, c.limits.deadline), (Some(2), Some(Duration::from_secs(10))));
+        assert_eq!(c.attempt_timeout, Some(Duration::from_secs(1)));
+        // Either exit-code option replaces both of the file's lists.
+        assert_eq!((c.classification.retry_exit_codes, c.classification.stop_exit_codes), (vec![], vec![9]));
+        let c = with_file("retry.toml", EVERY_FIELD, &["--retry-on-exit", "1"]).unwrap();
+        assert_eq!((c.classification.retry_exit_codes, c.classification.stop_exit_codes), (vec![1], vec![]));
+    }
+
+    #[test]
+    fn the_file_overrides_the_preset_and_a_preset_option_only_the_files_preset() {
+        // The file's preset is batch; its base wins over the preset's.
+        let file = "[schedule]\npreset = \"batch\"\nbase = \"20ms\"\n";
+        let c = with_file("retry.toml", file, &[]).unwrap();
+        let batch = staggered::Preset::Batch.builder().build().unwrap();
+        assert_eq!((c.backoff.strategy(), c.backoff.base()), (batch.strategy(), Duration::from_millis(20)));
+        // --preset replaces the file's preset, and the file's base still wins over it.
+        let c = with_file("retry.toml", file, &["--preset", "aws"]).unwrap();
+        let aws = staggered::Preset::Aws.builder().build().unwrap();
+        assert_eq!((c.backoff.strategy(), c.backoff.base()), (aws.strategy(), Duration::from_millis(20)));
+        assert_eq!(c.backoff.max_delay(), aws.max_delay());
+    }
+
+    #[test]
+    fn the_limits_deadline_wins_over_the_schedules_and_the_option_over_both() {
+        let file = "[schedule]\ndeadline = \"1m\"\n";
+        assert_eq!(with_file("r.toml", file, &[]).unwrap().limits.deadline, Some(Duration::from_secs(60)));
+        let file = "[schedule]\ndeadline = \"1m\"\n[limits]\ndeadline = \"2s\"\n";
+        assert_eq!(with_file("r.toml", file, &[]).unwrap().limits.deadline, Some(Duration::from_secs(2)));
+        let c = with_file("r.toml", file, &["--deadline", "1s"]).unwrap();
+        assert_eq!(c.limits.deadline, Some(Duration::from_secs(1)));
+    }
+
+    #[test]
+    fn errors_of_options_over_a_file_blame_the_option_else_the_file() {
+        let file = "[schedule]\nmax_delay = \"5s\"\n";
+        let err = with_file("r.toml", file, &["--base", "10s"]).unwrap_err();
+        assert_eq!(Exit::of_error(&err), Exit::Usage);
+        assert!(
+            format!("{err:#}").starts_with("invalid value for --base: base 10s is above max_delay"),
+            "{err:#}"
+        );
+        // The file's base is above the cap of the preset the option chose.
+        let err =
+            with_file("r.toml", "[schedule]\nbase = \"20s\"\n", &["--preset", "interactive"]).unwrap_err();
+        assert_eq!(Exit::of_error(&err), Exit::Usage);
+        assert!(format!("{err:#}").contains("r.toml: schedule.max_delay: invalid max_delay"), "{err:#}");
+    }
+
+    #[test]
+    fn fields_that_do_nothing_for_a_command_are_warned_about() {
+        let file = "[limits]\nmax_hint = \"1s\"\n[classification]\nstop_statuses = [501]\n\
+                    [budget]\nkind = \"token_bucket\"\n";
+        let c = with_file("r.toml", file, &[]).unwrap();
+        assert_eq!(c.warnings.len(), 3, "{:?}", c.warnings);
+        assert!(c.warnings[0].ends_with("r.toml: budget is ignored: a budget bounds the retries of many operations, and one stagger run is one operation"));
+        assert!(
+            c.warnings[1].ends_with("r.toml: limits.max_hint has no effect: a command gives no server hints")
+        );
+        assert!(c.warnings[2].contains("classification.stop_statuses has no effect"));
+        let c = with_file("r.toml", "[schedule]\nmax_attempts = \"unlimited\"\n", &[]).unwrap();
+        assert_eq!(c.warnings, ["no max_attempts and no deadline: the command is retried until it succeeds or stagger is stopped"]);
+        assert!(with_file("r.toml", "[schedule]\nmax_attempts = \"unlimited\"\n", &["--deadline", "1m"])
+            .unwrap()
+            .warnings
+            .is_empty());
     }
 
     #[test]
@@ -143,11 +358,12 @@ mod tests {
     #[test]
     fn exit_code_rules() {
         let c = config(&["--stop-on-exit", "2,4", "--", "true"]).unwrap();
-        assert!(
-            matches!(c.retry_codes, RetryCodes::AllBut(codes) if codes.contains(4) && !codes.contains(3))
+        assert_eq!(
+            (c.classification.retry_exit_codes, c.classification.stop_exit_codes),
+            (vec![], vec![2, 4])
         );
         let c = config(&["--retry-on-exit", "0-3", "--", "true"]).unwrap();
-        assert!(matches!(c.retry_codes, RetryCodes::Only(codes) if codes.contains(3)));
+        assert_eq!(c.classification.retry_exit_codes, [1, 2, 3]);
         assert_eq!(c.warnings, ["--retry-on-exit 0 has no effect: exit code 0 is success"]);
     }
 

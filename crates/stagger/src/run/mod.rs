@@ -14,6 +14,7 @@ mod child;
 mod codes;
 mod config;
 mod event;
+mod file;
 mod log;
 mod outcome;
 mod signals;
@@ -49,11 +50,8 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
     let _signals = signals::listen(sender.clone()).context("cannot listen for signals")?;
     let log = Log { format: config.log_format, quiet: config.quiet };
 
-    let delays = match config.seed {
-        Some(seed) => config.backoff.delays_seeded(seed),
-        None => config.backoff.delays(),
-    };
-    let mut decision = Decision::new(delays, config.limits);
+    // Seeded by `--seed` or the file's `schedule.seed`, else from OS entropy.
+    let mut decision = Decision::new(config.backoff.delays(), config.limits);
     let max_attempts = config.limits.max_attempts;
     let start = Instant::now();
     loop {
@@ -73,7 +71,7 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
             Err(AttemptError::Spawn(err)) => return Ok(cannot_run(&config, &err)),
             Err(AttemptError::Wait(err)) => return Err(err).context("lost track of the command"),
         };
-        let Some(failure) = outcome.failure(&config.retry_codes) else {
+        let Some(failure) = outcome.failure(&config.classification) else {
             decision.on_success();
             return Ok(Exit::Success);
         };

@@ -4,9 +4,9 @@
 
 use std::time::Duration;
 
+use staggered::config::ClassificationConfig;
 use staggered::Failure;
 
-use super::codes::RetryCodes;
 use super::signals;
 use crate::duration;
 use crate::exit::TIMED_OUT;
@@ -61,15 +61,14 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    /// What the retry decision is told: a timeout for a stopped attempt;
-    /// transient for a signal or an exit code that `codes` retries;
-    /// permanent for any other exit code and a terminal stop. `None` for
-    /// success.
-    pub fn failure(&self, codes: &RetryCodes) -> Option<Failure> {
+    /// What the retry decision is told: for an exit code, what the
+    /// library's exit-code rule says (`None` for 0, a success); a timeout
+    /// for a stopped attempt; transient for a signal; permanent for a
+    /// terminal stop.
+    pub fn failure(&self, classification: &ClassificationConfig) -> Option<Failure> {
         match *self {
-            Outcome::Exited(0) => None,
-            Outcome::Exited(code) if codes.retries(code) => Some(Failure::TRANSIENT),
-            Outcome::Exited(_) | Outcome::TerminalStop(_) => Some(Failure::PERMANENT),
+            Outcome::Exited(code) => classification.exit_code_kind(i32::from(code)).map(Failure::new),
+            Outcome::TerminalStop(_) => Some(Failure::PERMANENT),
             Outcome::Signaled(_) => Some(Failure::TRANSIENT),
             Outcome::TimedOut(_) => Some(Failure::timeout()),
         }
@@ -144,12 +143,19 @@ mod tests {
 
     #[test]
     fn classification_follows_the_exit_code_rule() {
-        let only_75 = RetryCodes::Only(super::super::codes::parse("75").unwrap());
-        let any = RetryCodes::AnyFailure;
+        let mut only_75 = ClassificationConfig::default();
+        only_75.retry_exit_codes = vec![75];
+        let mut all_but_4 = ClassificationConfig::default();
+        all_but_4.stop_exit_codes = vec![4];
+        let any = ClassificationConfig::default();
         assert_eq!(Outcome::Exited(0).failure(&any), None);
+        assert_eq!(Outcome::Exited(0).failure(&all_but_4), None);
         assert_eq!(Outcome::Exited(1).failure(&any), Some(Failure::TRANSIENT));
+        assert_eq!(Outcome::Exited(255).failure(&any), Some(Failure::TRANSIENT));
         assert_eq!(Outcome::Exited(75).failure(&only_75), Some(Failure::TRANSIENT));
         assert_eq!(Outcome::Exited(1).failure(&only_75), Some(Failure::PERMANENT));
+        assert_eq!(Outcome::Exited(4).failure(&all_but_4), Some(Failure::PERMANENT));
+        assert_eq!(Outcome::Exited(3).failure(&all_but_4), Some(Failure::TRANSIENT));
         // A signal has no exit code: --retry-on-exit cannot exclude it.
         assert_eq!(Outcome::Signaled(9).failure(&only_75), Some(Failure::TRANSIENT));
         let timed_out = Outcome::TimedOut(TimeLimit { after: MS, cut: Cut::AttemptTimeout });
