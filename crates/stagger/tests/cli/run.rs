@@ -150,10 +150,12 @@ fn sigterm_to_stagger_reaches_the_command_and_stops_the_retrying() {
     let (dir, attempts) = temp();
     let started = dir.path().join("started");
     let termed = dir.path().join("termed");
-    // The trap runs as soon as `wait` is interrupted; exit 5 shows that
-    // stagger passes on the command's own status.
+    // Exit 5 from the trap shows that stagger passes on the command's own
+    // status. The command waits in short sleeps, not `sleep 30 & wait`: a
+    // signal landing between the shell's trap check and its blocking wait
+    // would only be noticed when the 30 s sleep ended (seen under load).
     let script = "echo run >> \"$1\"; trap 'echo TERM > \"$3\"; exit 5' TERM; \
-                  echo > \"$2\"; sleep 30 & wait";
+                  echo > \"$2\"; i=0; while [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done";
     let stagger = Command::new(env!("CARGO_BIN_EXE_stagger"))
         .args(sh_args(&fast(5), script, &[&attempts, &started, &termed]))
         .stderr(Stdio::piped())
