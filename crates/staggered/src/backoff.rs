@@ -257,6 +257,7 @@ impl BackoffBuilder {
     }
     /// Truncates the interval to a whole number of `step`s at every retry, as
     /// google-http-java-client does with milliseconds; must not be zero.
+    /// `constant` has no growing interval and always waits exactly `base`.
     pub const fn with_granularity(mut self, step: Duration) -> Self {
         self.granularity = Some(step);
         self

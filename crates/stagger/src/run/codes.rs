@@ -137,20 +137,6 @@ impl ExitCodes {
     }
 }
 
-/// Checks a `classification` list of a `--config` file: a process exits
-/// with 0 to 255, so any other code could never match.
-///
-/// # Errors
-/// The field (`classification.stop_exit_codes[2]`) and what is wrong.
-pub fn check_list(name: &str, list: &[i32]) -> Result<(), String> {
-    match list.iter().enumerate().find(|(_, code)| u8::try_from(**code).is_err()) {
-        Some((i, code)) => {
-            Err(format!("classification.{name}[{i}]: invalid exit code {code}: exit codes are 0 to 255"))
-        }
-        None => Ok(()),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -215,16 +201,6 @@ mod tests {
     fn lists_leave_out_success() {
         assert_eq!(parse("0-2,75").unwrap().to_list(), [1, 2, 75]);
         assert_eq!(ExitCodes::EMPTY.to_list(), Vec::<i32>::new());
-    }
-
-    #[test]
-    fn file_lists_hold_real_exit_codes() {
-        assert_eq!(check_list("retry_exit_codes", &[0, 1, 255]), Ok(()));
-        assert_eq!(
-            check_list("stop_exit_codes", &[1, 256]).unwrap_err(),
-            "classification.stop_exit_codes[1]: invalid exit code 256: exit codes are 0 to 255"
-        );
-        assert!(check_list("retry_exit_codes", &[-1]).unwrap_err().contains("[0]: invalid exit code -1"));
     }
 
     proptest! {

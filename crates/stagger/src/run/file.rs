@@ -9,7 +9,6 @@ use std::time::Duration;
 use anyhow::anyhow;
 use staggered::config::{LoadErrorKind, RetryConfig};
 
-use super::codes;
 use crate::exit::UsageError;
 
 /// A `--config` file, loaded and checked.
@@ -85,12 +84,9 @@ fn parse(text: &str, format: Format) -> anyhow::Result<RetryConfig> {
     }
 }
 
-/// The rules `stagger run` adds to the library's: exit codes a process can
-/// exit with, and no zero deadline (as `--deadline 0` is refused).
+/// The rule `stagger run` adds to the library's (which checks exit codes):
+/// no zero deadline, as `--deadline 0` is refused.
 fn check(config: &RetryConfig) -> Result<(), String> {
-    let classification = &config.classification;
-    codes::check_list("retry_exit_codes", &classification.retry_exit_codes)?;
-    codes::check_list("stop_exit_codes", &classification.stop_exit_codes)?;
     for (field, deadline) in
         [("schedule.deadline", config.schedule.deadline), ("limits.deadline", config.limits.deadline)]
     {
@@ -131,9 +127,6 @@ fn ignored(config: &RetryConfig) -> Vec<String> {
                 "classification.{field} has no effect: stagger run classifies exit codes, not HTTP statuses"
             ));
         }
-    }
-    if classification.stop_exit_codes.contains(&0) {
-        notes.push("classification.stop_exit_codes: 0 has no effect: exit code 0 is success".to_owned());
     }
     notes
 }
@@ -197,7 +190,7 @@ mod tests {
         assert_eq!(
             format!("{err:#}"),
             format!(
-                "{}: classification.stop_exit_codes[1]: invalid exit code 256: exit codes are 0 to 255",
+                "{}: classification.stop_exit_codes[1]: invalid exit code 256: must be between 1 and 255",
                 bad.display()
             )
         );
@@ -218,16 +211,15 @@ mod tests {
     #[test]
     fn what_a_command_cannot_use_is_named() {
         let config = RetryConfig::from_toml_str(
-            "[limits]\nhint_jitter = 0.2\n[classification]\nretry_statuses = [503]\nstop_exit_codes = [0]\n\
+            "[limits]\nhint_jitter = 0.2\n[classification]\nretry_statuses = [503]\n\
              [budget]\nkind = \"throttle\"\n",
         )
         .unwrap();
         let notes = ignored(&config);
-        assert_eq!(notes.len(), 4, "{notes:?}");
+        assert_eq!(notes.len(), 3, "{notes:?}");
         assert!(notes[0].starts_with("budget is ignored"));
         assert_eq!(notes[1], "limits.hint_jitter has no effect: a command gives no server hints");
         assert!(notes[2].starts_with("classification.retry_statuses has no effect"));
-        assert_eq!(notes[3], "classification.stop_exit_codes: 0 has no effect: exit code 0 is success");
         assert!(ignored(&RetryConfig::from_toml_str(TOML).unwrap()).is_empty());
     }
 }

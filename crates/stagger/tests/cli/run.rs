@@ -610,7 +610,7 @@ fn a_bad_field_exits_2_naming_the_file_and_the_field() {
         (
             "config.toml",
             "[classification]\nstop_exit_codes = [1, 300]\n",
-            "classification.stop_exit_codes[1]: invalid exit code 300: exit codes are 0 to 255",
+            "classification.stop_exit_codes[1]: invalid exit code 300: must be between 1 and 255",
         ),
         (
             "config.toml",

@@ -438,11 +438,17 @@ impl ClassificationConfig {
                 format!("status {status} is also in stop_statuses"),
             );
         }
-        if let Some((i, code)) = self.retry_exit_codes.iter().enumerate().find(|(_, c)| **c == 0) {
-            return invalid(
-                format!("classification.retry_exit_codes[{i}]"),
-                format!("invalid exit code {code}: 0 is a success"),
-            );
+        for (name, list) in
+            [("retry_exit_codes", &self.retry_exit_codes), ("stop_exit_codes", &self.stop_exit_codes)]
+        {
+            // A process exits with 0 to 255; 0 is a success, never a failure to classify.
+            if let Some((i, code)) = list.iter().enumerate().find(|(_, c)| !(1..=255).contains(*c)) {
+                let why = if *code == 0 { "0 is a success" } else { "must be between 1 and 255" };
+                return invalid(
+                    format!("classification.{name}[{i}]"),
+                    format!("invalid exit code {code}: {why}"),
+                );
+            }
         }
         if let Some((i, code)) =
             self.retry_exit_codes.iter().enumerate().find(|(_, c)| self.stop_exit_codes.contains(c))
