@@ -212,7 +212,7 @@ fn bad_options_exit_2_naming_the_option() {
         (&["--runs", "1000000"], "invalid value for --runs: 19 client counts x 5 strategies x 1000000 runs"),
         (&["--strategies", "nope"], "invalid value for --strategies: unknown strategy \"nope\""),
         (&["--base", "-1"], "invalid value for --base: -1 is not a positive number of time units"),
-        (&["--base", "5ms"], "'--base <UNITS>'"),
+        (&["--base", "5ms"], "invalid value for --base: \"5ms\" is not a number: contention counts"),
         (&["--cap", "1", "--base", "5"], "invalid value for --cap: cap 1 is below base 5"),
         (&["--cap", "8"], "invalid value for --cap: cap 8 is below exponential's first delay (2 x base 5)"),
         (&["--seed", "-1"], "'--seed <S>'"),
