@@ -2,6 +2,8 @@
 //! sentences derived from them (nothing here is written in advance: a run
 //! where retries recover, or a budget does not, reads so).
 
+use std::time::Duration;
+
 use staggered_sim::OverloadPolicy;
 
 use super::results::{Facts, PolicyResult};
@@ -28,6 +30,18 @@ pub const SAME_AMPLIFICATION: f64 = 0.0005;
 /// budget did, then what the budgets did; without one, what the budgets
 /// cost.
 pub fn reading(facts: &Facts, rows: &[PolicyResult]) -> Vec<String> {
+    let from = facts.trigger.map_or(Duration::ZERO, |t| t.end());
+    let room = facts.duration.saturating_sub(from);
+    if room < facts.recovery_window {
+        // Every "never" would be the run's length speaking, not the policy.
+        let after = if facts.trigger.is_some() { " after the trigger" } else { "" };
+        return vec![format!(
+            "The run leaves {}{after}, less than the recovery window ({}): recovery cannot be judged; \
+             lengthen --duration.",
+            duration::format(room),
+            duration::format(facts.recovery_window)
+        )];
+    }
     let find = |policy| rows.iter().find(|row| row.policy == policy);
     let budgets: Vec<&PolicyResult> = rows.iter().filter(|row| row.policy.has_budget()).collect();
     let paragraphs = if facts.trigger.is_some() {
@@ -253,7 +267,7 @@ fn names_of(rows: &[&PolicyResult]) -> String {
 
 /// The recovery times of `rows`, for tests.
 #[cfg(test)]
-fn recovery_times(rows: &[PolicyResult]) -> Vec<Option<std::time::Duration>> {
+fn recovery_times(rows: &[PolicyResult]) -> Vec<Option<Duration>> {
     rows.iter().map(|row| row.recovery_time).collect()
 }
 
@@ -335,5 +349,19 @@ mod tests {
         let reading = read(&results);
         assert!(reading[0].starts_with("Without a trigger the budgets still refused retries: retry+token-bucket refused 3 (goodput 100.00%), "), "{reading:?}");
         assert_eq!(reading[1], "no-retry never held goodput at 95% of the offered load for 5s.");
+    }
+
+    #[test]
+    fn a_run_too_short_for_the_window_says_so() {
+        let mut results = fixtures::results();
+        results.facts.duration = Duration::from_secs(14);
+        assert_eq!(
+            read(&results),
+            ["The run leaves 4s after the trigger, less than the recovery window (5s): recovery cannot be \
+              judged; lengthen --duration."]
+        );
+        results.facts.trigger = None;
+        results.facts.duration = Duration::from_millis(1500);
+        assert!(read(&results)[0].starts_with("The run leaves 1.5s, less than"));
     }
 }
