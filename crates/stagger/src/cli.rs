@@ -77,7 +77,20 @@ pub enum Command {
     /// finished first. Times are in the model's abstract time units (a
     /// message hop takes about 10), not milliseconds. The same seed gives the
     /// same output on every machine, whatever its number of cores.
-    #[command(after_help = "Example: stagger simulate --clients 10..100/10 --runs 20 --plot contention.svg")]
+    ///
+    /// With `--scenario overload`, SPEC section 7's budgets: 700 operations
+    /// a second reach a server of 1000 whose capacity halves from 10 s to
+    /// 15 s; each attempt times out after 100 ms. It compares no retries, 3
+    /// attempts with full jitter, and the same under each budget (token
+    /// bucket, ratio, throttle), and prints per policy the goodput, the
+    /// recovery time after the trigger, and the load amplification during
+    /// and after it, then a reading. Every parameter has an option; an
+    /// option of one scenario given with the other is an error.
+    #[command(
+        after_help = "Examples:\n  stagger simulate --clients 10..100/10 --runs 20 --plot contention.svg\n  \
+                            stagger simulate --scenario overload --plot overload.svg\n  \
+                            stagger simulate --scenario overload --trigger none --error-rate 1%"
+    )]
     Simulate(SimulateArgs),
 }
 

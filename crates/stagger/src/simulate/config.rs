@@ -1,15 +1,16 @@
 //! `SimulateConfig`: the options of `stagger simulate`, checked and turned
 //! into the scenario's validated configuration before anything runs; and the
-//! parsers the scenarios share (client lists, time units).
+//! contention scenario's parsers (client lists, time units).
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use anyhow::anyhow;
+use anyhow::{anyhow, Context};
 use staggered_sim::{ContentionConfig, MAX_CLIENTS};
 
 use super::args::{Opt, Scenario, SimulateArgs};
 use super::contention;
+use super::overload::{self, OverloadSetup};
 use crate::exit::UsageError;
 use crate::output::Format;
 
@@ -30,6 +31,8 @@ pub struct SimulateConfig {
     pub format: Format,
     /// Where to write the SVG chart, if anywhere.
     pub plot: Option<PathBuf>,
+    /// Options that were accepted but have no effect, explained.
+    pub warnings: Vec<String>,
 }
 
 /// A scenario with its validated configuration: one variant per
@@ -38,21 +41,48 @@ pub struct SimulateConfig {
 pub enum Experiment {
     /// SPEC section 8's contention experiment.
     Contention(ContentionConfig),
+    /// SPEC section 7's overload experiment (boxed: four times the size of
+    /// the other, with its backoff and budgets).
+    Overload(Box<OverloadSetup>),
+}
+
+impl Experiment {
+    /// What the simulator counts as it goes, for the progress bar.
+    pub const fn unit(&self) -> &'static str {
+        match self {
+            Experiment::Contention(_) => "runs",
+            Experiment::Overload(_) => "policies",
+        }
+    }
 }
 
 impl SimulateConfig {
     /// Checks the options and builds the scenario's configuration.
     ///
     /// # Errors
-    /// A [`UsageError`] naming the option at fault.
+    /// A [`UsageError`] naming the option at fault, or an option of another
+    /// scenario than the one chosen.
     pub fn from_args(args: &SimulateArgs) -> anyhow::Result<Self> {
-        let experiment = match args.scenario {
-            Scenario::Contention => Experiment::Contention(contention::configure(args)?),
+        if let Some(opt) = args.foreign().next() {
+            let owner = opt.scenario().map_or("another scenario", Scenario::name);
+            return Err(anyhow!(
+                "{} is an option of --scenario {owner}; it does not apply to --scenario {}",
+                opt.flag(),
+                args.scenario.name()
+            ))
+            .context(UsageError::options());
+        }
+        let (experiment, warnings) = match args.scenario {
+            Scenario::Contention => (Experiment::Contention(contention::configure(args)?), Vec::new()),
+            Scenario::Overload => {
+                let (setup, warnings) = overload::configure(args)?;
+                (Experiment::Overload(Box::new(setup)), warnings)
+            }
         };
         if let Some(path) = &args.plot {
             check_plot_path(path).map_err(|err| err.context(UsageError::option(Opt::Plot.flag())))?;
         }
-        Ok(SimulateConfig { experiment, format: args.format, plot: args.plot.clone() })
+        Ok(SimulateConfig { experiment, format: args.format, plot: args.plot.clone(), warnings })
     }
 }
 
@@ -176,9 +206,16 @@ pub const MAX_TIME_UNITS: f64 = 1e12;
 /// A positive number of time units from `opt`, at most [`MAX_TIME_UNITS`].
 ///
 /// # Errors
-/// A [`UsageError`] naming `opt` for zero, a negative number, NaN, infinity
-/// or a number above the limit.
-pub fn time_units(value: f64, opt: Opt) -> anyhow::Result<f64> {
+/// A [`UsageError`] naming `opt` for text that is not a number (such as a
+/// duration, `5ms`: contention's times are unitless), zero, a negative
+/// number, NaN, infinity or a number above the limit.
+pub fn time_units(text: &str, opt: Opt) -> anyhow::Result<f64> {
+    let Ok(value) = text.trim().parse::<f64>() else {
+        let err = anyhow!(
+            "{text:?} is not a number: contention counts the model's time units, such as 5, not durations"
+        );
+        return Err(err.context(UsageError::option(opt.flag())));
+    };
     if value > 0.0 && value <= MAX_TIME_UNITS {
         Ok(value)
     } else {
@@ -246,11 +283,17 @@ mod tests {
 
     #[test]
     fn time_units_are_positive_and_finite() {
-        assert_eq!(time_units(5.0, Opt::Base).unwrap(), 5.0);
-        assert_eq!(time_units(MAX_TIME_UNITS, Opt::Base).unwrap(), MAX_TIME_UNITS);
-        let huge = format!("{:#}", time_units(1e300, Opt::Base).unwrap_err());
+        assert_eq!(time_units("5", Opt::Base).unwrap(), 5.0);
+        assert_eq!(time_units(" 2.5 ", Opt::Base).unwrap(), 2.5);
+        assert_eq!(time_units("1e12", Opt::Base).unwrap(), MAX_TIME_UNITS);
+        let huge = format!("{:#}", time_units("1e300", Opt::Base).unwrap_err());
         assert_eq!(huge, "invalid value for --base: 1e300 is not a positive number of time units up to 1e12");
-        for bad in [0.0, -1.0, f64::NAN, f64::INFINITY, f64::NEG_INFINITY, MAX_TIME_UNITS * 1.5] {
+        let duration = format!("{:#}", time_units("5ms", Opt::Base).unwrap_err());
+        assert!(
+            duration.starts_with("invalid value for --base: \"5ms\" is not a number: contention"),
+            "{duration}"
+        );
+        for bad in ["0", "-1", "NaN", "inf", "-inf", "1.5e12", "", "five"] {
             let err = time_units(bad, Opt::Cap).unwrap_err();
             assert_eq!(Exit::of_error(&err), Exit::Usage);
             assert!(format!("{err:#}").starts_with("invalid value for --cap: "), "{err:#}");

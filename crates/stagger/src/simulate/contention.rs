@@ -52,8 +52,8 @@ pub fn configure(args: &SimulateArgs) -> anyhow::Result<ContentionConfig> {
     if let Some(seed) = args.seed {
         builder = builder.with_seed(seed);
     }
-    let base = args.base.map(|base| time_units(base, Opt::Base)).transpose()?;
-    let cap = args.cap.map(|cap| time_units(cap, Opt::Cap)).transpose()?;
+    let base = args.base.as_deref().map(|base| time_units(base, Opt::Base)).transpose()?;
+    let cap = args.cap.as_deref().map(|cap| time_units(cap, Opt::Cap)).transpose()?;
     let defaults = ContentionConfig::published();
     let (base, cap) = (base.unwrap_or(defaults.base()), cap.unwrap_or(defaults.cap()));
     if cap < base {

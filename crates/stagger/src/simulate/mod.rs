@@ -2,20 +2,25 @@
 //! what it found.
 //!
 //! The options become a [`SimulateConfig`] (validated, typed) before anything
-//! runs; the scenario turns its results into a
-//! [`SimulationReport`](report::SimulationReport), the one shape every
-//! exporter and the chart read; pure exporters turn that into text or SVG.
-//! Only [`execute`] touches the outside world: the progress bar on stderr,
-//! the chart's file and stdout.
+//! runs; the scenario turns its results into something that implements
+//! [`Results`]: a
+//! [`SimulationReport`](report::SimulationReport) of points for
+//! [`contention`], which the shared exporters and chart read, or
+//! [`OverloadResults`](overload::OverloadResults), a row per policy with
+//! per-second series, with exporters and a chart of its own. Pure exporters
+//! turn either into text or SVG. Only [`execute`] touches the outside world:
+//! warnings and the progress bar on stderr, the chart's file and stdout.
 //!
 //! A new scenario is a variant of [`Scenario`](args::Scenario) and of
 //! [`Experiment`], and a module like [`contention`] that configures it from
-//! the options and reports it as points.
+//! the options and reports it as points (or as results of its own, like
+//! [`overload`]).
 
 mod args;
 mod config;
 mod contention;
 mod export;
+mod overload;
 mod plot;
 mod progress;
 mod report;
@@ -29,6 +34,7 @@ use anyhow::Context;
 pub use args::SimulateArgs;
 use config::{Experiment, SimulateConfig};
 use progress::Progress;
+use report::Results;
 
 use crate::exit::Exit;
 use crate::output;
@@ -40,18 +46,22 @@ use crate::output;
 /// standard output.
 pub fn execute(args: &SimulateArgs) -> anyhow::Result<Exit> {
     let config = SimulateConfig::from_args(args)?;
-    let progress = Progress::on_stderr();
+    for warning in &config.warnings {
+        eprintln!("warning: {warning}");
+    }
+    let progress = Progress::on_stderr(config.experiment.unit());
     let update = |done, total| progress.update(done, total);
-    let report = match &config.experiment {
-        Experiment::Contention(contention) => contention::simulate(contention, &update),
+    let results: Box<dyn Results> = match &config.experiment {
+        Experiment::Contention(contention) => Box::new(contention::simulate(contention, &update)),
+        Experiment::Overload(setup) => Box::new(overload::simulate(setup, &update)),
     };
     progress.finish();
     if let Some(path) = &config.plot {
         // Before stdout, so a reader that stops early (`| head`) still gets it.
-        write_atomically(path, plot::render(&report)?.as_bytes())
+        write_atomically(path, results.chart()?.as_bytes())
             .with_context(|| format!("cannot write the chart to {}", path.display()))?;
     }
-    output::print(&export::render(&report, config.format)?)?;
+    output::print(&results.render(config.format)?)?;
     Ok(Exit::Success)
 }
 

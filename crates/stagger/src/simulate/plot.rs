@@ -1,5 +1,7 @@
 //! The report as an SVG chart: one panel per measure side by side, the
 //! measure's mean against the x value, one line per series, with a legend.
+//! Its sizes, fonts and palette are the style of every chart of
+//! `stagger simulate` (the overload scenario's time series reuse them).
 //!
 //! plotters draws it with its SVG backend alone: text is written as SVG
 //! `<text>` for the viewer to set, and laid out with plotters' built-in
@@ -17,20 +19,20 @@ use crate::simulate::report::SimulationReport;
 pub const SIZE: (u32, u32) = (1200, 520);
 
 /// The margin around each panel, in pixels.
-const MARGIN: u32 = 16;
+pub(super) const MARGIN: u32 = 16;
 /// The height of a panel's x tick labels and axis label, in pixels.
-const X_LABEL_AREA: u32 = 48;
+pub(super) const X_LABEL_AREA: u32 = 48;
 /// The width of a panel's y tick labels and axis label, in pixels.
-const Y_LABEL_AREA: u32 = 72;
+pub(super) const Y_LABEL_AREA: u32 = 72;
 /// The font size of a panel's title.
-const CAPTION_FONT: u32 = 24;
+pub(super) const CAPTION_FONT: u32 = 24;
 
 /// The font size of tick labels and legend entries.
-const LABEL_FONT: u32 = 14;
+pub(super) const LABEL_FONT: u32 = 14;
 
 /// The series' colors, in the order of the report's series (Tableau 10),
 /// repeating past ten.
-const PALETTE: [RGBColor; 10] = [
+pub(super) const PALETTE: [RGBColor; 10] = [
     RGBColor(0x4e, 0x79, 0xa7),
     RGBColor(0xf2, 0x8e, 0x2b),
     RGBColor(0xe1, 0x57, 0x59),

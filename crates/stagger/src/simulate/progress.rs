@@ -17,22 +17,26 @@ pub const SHOW_AFTER: Duration = Duration::from_secs(1);
 /// How long to time runs before trusting the estimate of the total.
 pub const ESTIMATE_AFTER: Duration = Duration::from_millis(100);
 
-/// The bar's layout.
+/// The bar's layout; `UNIT` becomes what the simulator counts.
 const TEMPLATE: &str =
-    "{spinner} simulating [{bar:40}] {pos}/{len} runs, {elapsed} elapsed, about {eta} left";
+    "{spinner} simulating [{bar:40}] {pos}/{len} UNIT, {elapsed} elapsed, about {eta} left";
 
 /// Drives the bar from the simulator's progress callback.
 #[derive(Debug)]
 pub struct Progress {
     /// `None` when standard error is not a terminal: then nothing is shown.
     started: Option<Instant>,
+    /// What the simulator counts: `runs`, `policies`.
+    unit: &'static str,
     bar: OnceCell<ProgressBar>,
 }
 
 impl Progress {
-    /// A progress bar that shows on standard error if it is a terminal.
-    pub fn on_stderr() -> Self {
-        Progress { started: std::io::stderr().is_terminal().then(Instant::now), bar: OnceCell::new() }
+    /// A progress bar that shows on standard error if it is a terminal,
+    /// counting `unit` (`runs`, `policies`).
+    pub fn on_stderr(unit: &'static str) -> Self {
+        let started = std::io::stderr().is_terminal().then(Instant::now);
+        Progress { started, unit, bar: OnceCell::new() }
     }
 
     /// Records that `done` of `total` runs are complete. Cheap until the bar
@@ -42,7 +46,7 @@ impl Progress {
         if let Some(bar) = self.bar.get() {
             bar.set_position(done as u64);
         } else if worth_showing(started.elapsed(), done, total) {
-            let style = ProgressStyle::with_template(TEMPLATE)
+            let style = ProgressStyle::with_template(&TEMPLATE.replace("UNIT", self.unit))
                 .unwrap_or_else(|_| ProgressStyle::default_bar())
                 .progress_chars("=> ");
             let bar = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr())
@@ -65,8 +69,8 @@ impl Progress {
 /// Whether a simulation that has done `done` of `total` runs in `elapsed`
 /// deserves a bar: it has run for [`SHOW_AFTER`], or after
 /// [`ESTIMATE_AFTER`] its pace says the whole will take that long. The pace
-/// overestimates a little, since the simulator runs the largest client
-/// counts first.
+/// overestimates a little, since the contention simulator runs the largest
+/// client counts first.
 pub fn worth_showing(elapsed: Duration, done: usize, total: usize) -> bool {
     if elapsed >= SHOW_AFTER {
         return true;
@@ -95,7 +99,7 @@ mod tests {
 
     #[test]
     fn without_a_terminal_nothing_is_drawn() {
-        let progress = Progress { started: None, bar: OnceCell::new() };
+        let progress = Progress { started: None, unit: "runs", bar: OnceCell::new() };
         progress.update(1, 2);
         progress.finish();
         assert!(progress.bar.get().is_none());

@@ -1,13 +1,45 @@
-//! `SimulationReport`: what a scenario measured, in the one shape that every
-//! exporter and the chart read.
+//! What a scenario measured, ready to export: [`Results`], the little that
+//! `stagger simulate` needs of any scenario's results, and
+//! [`SimulationReport`], the shape of results on an x axis.
 //!
 //! A scenario's own report (such as `staggered_sim::ContentionReport`) has
 //! its own types; turning it into points on an x axis, one series per
 //! strategy, with a [`Summary`] per measure, is the scenario module's job.
 //! The table, CSV, JSON, Markdown and SVG then need nothing new for a new
-//! scenario.
+//! scenario of that shape. A scenario whose results are not points (the
+//! overload scenario's rows per policy and per-second series) implements
+//! [`Results`] with exporters of its own.
 
 use staggered_sim::Summary;
+
+use super::{export, plot};
+use crate::output::Format;
+
+/// A scenario's results, as `stagger simulate` writes them: text in each
+/// format, and an SVG chart.
+pub trait Results {
+    /// The results in `format`.
+    ///
+    /// # Errors
+    /// Only if serialization fails.
+    fn render(&self, format: Format) -> anyhow::Result<String>;
+
+    /// The SVG document of the chart.
+    ///
+    /// # Errors
+    /// If the chart cannot be laid out.
+    fn chart(&self) -> anyhow::Result<String>;
+}
+
+impl Results for SimulationReport {
+    fn render(&self, format: Format) -> anyhow::Result<String> {
+        export::render(self, format)
+    }
+
+    fn chart(&self) -> anyhow::Result<String> {
+        plot::render(self)
+    }
+}
 
 /// The results of one simulation, ready to export.
 #[derive(Debug, Clone, PartialEq)]

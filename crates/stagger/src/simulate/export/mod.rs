@@ -7,6 +7,8 @@ mod layout;
 mod markdown;
 mod table;
 
+pub use table::{wrap, WIDTH};
+
 use crate::output::Format;
 use crate::simulate::report::SimulationReport;
 

@@ -31,7 +31,7 @@ pub fn render(report: &SimulationReport) -> String {
 
 /// `text` broken at spaces into lines of at most `width` characters; a
 /// longer word gets a line of its own.
-fn wrap(text: &str, width: usize) -> Vec<String> {
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
     let mut lines: Vec<String> = Vec::new();
     let mut line = String::new();
     for word in text.split_whitespace() {
