@@ -49,3 +49,30 @@ fn one_structured_event_per_retry_and_one_on_give_up() {
     assert_eq!(give_up["attempt"], 3);
     assert_eq!(events[2]["level"], "ERROR");
 }
+
+#[test]
+fn retry_events_carry_the_budgets_level_and_refusals() {
+    let buffer = Buffer::default();
+    let writer = buffer.clone();
+    let subscriber = tracing_subscriber::fmt().json().with_writer(move || writer.clone()).finish();
+    let bucket = staggered::TokenBucket::builder().with_capacity(12).build();
+    tracing::subscriber::with_default(subscriber, || {
+        let sleeper = RecordingSleeper::new();
+        let _ = RetryPolicy::new(exponential(5)).with_budget(bucket.clone()).run_with(
+            |_| Err::<(), _>("down"),
+            &sleeper,
+            &sleeper.clock(),
+        );
+    });
+    let text = String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap();
+    let events: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    // 12 tokens pay for two retries of 5; the third is refused.
+    assert_eq!(events.len(), 3, "{text}");
+    assert_eq!(events[0]["fields"]["budget_level"], 7.0);
+    assert_eq!(events[1]["fields"]["budget_level"], 2.0);
+    assert_eq!(events[1]["fields"]["budget_refused"], 0);
+    let give_up = &events[2]["fields"];
+    assert_eq!(give_up["reason"], "budget_exhausted");
+    assert_eq!(give_up["budget_level"], 2.0);
+    assert_eq!(give_up["budget_refused"], 1);
+}
