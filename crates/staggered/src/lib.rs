@@ -26,6 +26,33 @@
 //! # Ok::<(), staggered::ConfigError>(())
 //! ```
 //!
+//! # Retrying
+//! A [`RetryPolicy`] wraps a schedule with a classifier, hooks, limits and a
+//! budget, and runs an operation until it succeeds or the policy gives up:
+//! blocking with [`RetryPolicy::call`], async with
+//! [`RetryPolicy::call_async`] (tokio by default, any runtime through
+//! [`sleep::Sleeper`]). Giving up returns a [`RetryError`] with the
+//! [`StopReason`], the attempts made and the last error.
+//!
+//! ```
+//! use std::time::Duration;
+//! use staggered::{Preset, RetryPolicy, StopReason};
+//! use staggered::classify::http::classify_status;
+//!
+//! let policy = RetryPolicy::new(Preset::Interactive.backoff()) // 3 attempts, hard 3 s cap
+//!     .classify(|status: &u16| classify_status(*status)) // 408, 429, 5xx retry; other 4xx stop
+//!     .with_deadline(Duration::from_secs(10));
+//! let err = policy.call(|_attempt| Err::<(), u16>(404)).unwrap_err();
+//! assert_eq!((err.reason(), err.attempts(), *err.error()), (StopReason::Permanent, 1, 404));
+//! ```
+//!
+//! Every driver (these loops, `stagger run`, the simulator, the tower and
+//! reqwest integrations) decides through one sans-IO state machine,
+//! [`Decision`]: given a classified [`Failure`] and the time elapsed, it
+//! answers [`Action::Retry`] with the wait or [`Action::Stop`] with the
+//! reason. It owns `max_attempts`, the deadline, server [`hint`]s and the
+//! [`budget`]; the drivers only sleep and call.
+//!
 //! # Schedules
 //! A [`Backoff`] is a validated, `Copy` configuration: a [`Strategy`] (the
 //! formulas of SPEC section 2), `base`, `multiplier`, `max_delay`, a factor,
