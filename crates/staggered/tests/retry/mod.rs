@@ -3,6 +3,7 @@
 mod blocking;
 mod future;
 mod hints;
+mod properties;
 mod tracing;
 
 use std::fmt;
