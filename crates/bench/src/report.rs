@@ -87,26 +87,7 @@ pub fn render(rows: &[Row]) -> String {
             seconds(row.info.ceiling()),
         ]);
     }
-    let widths: Vec<usize> =
-        (0..8).map(|c| cells.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
-    let mut out = String::new();
-    for (i, line) in cells.iter().enumerate() {
-        let mut text = String::new();
-        for (c, cell) in line.iter().enumerate() {
-            // Text columns left-aligned, numbers right-aligned.
-            if c < 3 {
-                let _ = write!(text, "{cell:<w$}  ", w = widths[c]);
-            } else {
-                let _ = write!(text, "{cell:>w$}  ", w = widths[c]);
-            }
-        }
-        out.push_str(text.trim_end());
-        out.push('\n');
-        if i == 0 {
-            out.push_str(&"-".repeat(widths.iter().sum::<usize>() + 2 * (widths.len() - 1)));
-            out.push('\n');
-        }
-    }
+    let mut out = aligned(&cells, 3);
     let verdict = Verdict::of(rows);
     if let Some((name, ratio)) = verdict.fastest_peer {
         let status = if verdict.goal_met() { "goal met" } else { "GOAL MISSED" };
@@ -125,6 +106,36 @@ pub fn render(rows: &[Row]) -> String {
 
 fn seconds(d: Duration) -> String {
     format!("{} s", d.as_secs_f64())
+}
+
+/// `cells` as an aligned text table: the first row is the header, underlined;
+/// the first `text_columns` columns are left-aligned, the rest (numbers)
+/// right-aligned.
+pub fn aligned<R: AsRef<[String]>>(cells: &[R], text_columns: usize) -> String {
+    let columns = cells.iter().map(|r| r.as_ref().len()).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..columns)
+        .map(|c| {
+            cells.iter().filter_map(|r| r.as_ref().get(c)).map(|cell| cell.chars().count()).max().unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for (i, line) in cells.iter().enumerate() {
+        let mut text = String::new();
+        for (c, cell) in line.as_ref().iter().enumerate() {
+            if c < text_columns {
+                let _ = write!(text, "{cell:<w$}  ", w = widths[c]);
+            } else {
+                let _ = write!(text, "{cell:>w$}  ", w = widths[c]);
+            }
+        }
+        out.push_str(text.trim_end());
+        out.push('\n');
+        if i == 0 {
+            out.push_str(&"-".repeat(widths.iter().sum::<usize>() + 2 * columns.saturating_sub(1)));
+            out.push('\n');
+        }
+    }
+    out
 }
 
 #[cfg(test)]

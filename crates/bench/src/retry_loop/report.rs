@@ -166,27 +166,7 @@ fn table(group: &[&Measured], rows: &[Measured]) -> String {
             format!("{}", row.allocations_per_attempt()),
         ]);
     }
-    let widths: Vec<usize> =
-        (0..8).map(|c| cells.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
-    let mut out = String::new();
-    for (i, line) in cells.iter().enumerate() {
-        let mut text = String::new();
-        for (c, cell) in line.iter().enumerate() {
-            // Text columns left-aligned, numbers right-aligned.
-            if c < 3 {
-                let _ = write!(text, "{cell:<w$}  ", w = widths[c]);
-            } else {
-                let _ = write!(text, "{cell:>w$}  ", w = widths[c]);
-            }
-        }
-        out.push_str(text.trim_end());
-        out.push('\n');
-        if i == 0 {
-            out.push_str(&"-".repeat(widths.iter().sum::<usize>() + 2 * (widths.len() - 1)));
-            out.push('\n');
-        }
-    }
-    out
+    crate::report::aligned(&cells, 3)
 }
 
 #[cfg(test)]
