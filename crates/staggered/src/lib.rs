@@ -90,18 +90,18 @@
 //! - `tracing`: one structured event per retry and per give-up, with seed
 //!   004's fields (`attempt`, `max_attempts`, `delay_ms`, `error_type`,
 //!   `error_message`) and the budget's level.
-//! - `test-util`: [`test_util::MockClock`] and
-//!   [`test_util::RecordingSleeper`], to assert attempts and delays in your
+//! - `test-util`: `test_util::MockClock` and
+//!   `test_util::RecordingSleeper`, to assert attempts and delays in your
 //!   own tests without sleeping.
-//! - `http`: [`http`](mod@crate::http) classifies `http` responses by status
-//!   and server hints ([`http::ClassifyHttp`]) and clones only requests that
-//!   are safe to repeat ([`http::IdempotentOnly`]).
-//! - `tower`: [`tower::RetryLayer`], a tower middleware on the same retry
+//! - `http`: the `http` module classifies `http` responses by status
+//!   and server hints (`http::ClassifyHttp`) and clones only requests that
+//!   are safe to repeat (`http::IdempotentOnly`).
+//! - `tower`: `tower::RetryLayer`, a tower middleware on the same retry
 //!   decision (implies `tokio`, whose timer it uses by default).
-//! - `reqwest`: [`reqwest::RetryMiddleware`] for `reqwest-middleware`: HTTP
+//! - `reqwest`: `reqwest::RetryMiddleware` for `reqwest-middleware`: HTTP
 //!   statuses, `Retry-After` and friends, idempotent requests only unless
 //!   opted in (implies `http` and `tokio`; reqwest without TLS).
-//! - `serde`: [`config::RetryConfig`], a whole retry configuration from TOML
+//! - `serde`: `config::RetryConfig`, a whole retry configuration from TOML
 //!   or JSON with human durations and errors that name the field.
 //!
 //! Runnable programs are in `examples/`: `blocking`, `tokio`,

@@ -42,7 +42,7 @@ use crate::classify::{AlwaysTransient, Failure, RetryIf};
 /// Any `Fn(Result<&Res, &Err>) -> Option<Failure>` is one.
 /// [`AlwaysTransient`] (the default) calls every response a success and
 /// every error transient; [`RetryIf`] retries the errors its predicate
-/// accepts; [`ClassifyHttp`](crate::http::ClassifyHttp) (feature `http`)
+/// accepts; `http::ClassifyHttp` (feature `http`)
 /// reads HTTP statuses and server hints.
 pub trait ClassifyResult<Res, Err> {
     /// Classifies the outcome of one attempt.
@@ -86,7 +86,7 @@ where
 ///
 /// [`ByClone`] (the default) uses `Clone`; any `Fn(&Req) -> Option<Req>` is
 /// one too (`|r: &reqwest::Request| r.try_clone()`), and
-/// [`IdempotentOnly`](crate::http::IdempotentOnly) (feature `http`) clones
+/// `http::IdempotentOnly` (feature `http`) clones
 /// only the HTTP requests that are safe to repeat.
 pub trait CloneRequest<Req> {
     /// A copy of `request` to send on a later attempt, if it can be repeated.
