@@ -16,10 +16,9 @@
 
 use std::hint::black_box;
 use std::process::ExitCode;
-use std::time::Duration;
 
 use bench::alloc::{count_allocations, CountingAllocator};
-use bench::harness::{measure, Settings};
+use bench::harness::{measure, Args, Settings};
 use bench::retry_loop::report::{goals, render, Measured};
 use bench::retry_loop::{lineup, Role, Runner, BASE, MAX_ATTEMPTS};
 
@@ -29,45 +28,6 @@ static ALLOC: CountingAllocator = CountingAllocator;
 /// Calls made with the allocation counter on, after the timed rounds.
 const COUNTED_CALLS: u64 = 2_000;
 
-enum Mode {
-    Table { settings: Settings, filter: Option<String> },
-    List,
-    Once { slug: String, calls: u64 },
-}
-
-fn parse(args: impl Iterator<Item = String>) -> Result<Mode, String> {
-    let mut settings = Settings::default();
-    let mut once = None;
-    let mut calls = 100_000;
-    let mut list = false;
-    let mut filter = None;
-    let mut args = args.peekable();
-    while let Some(arg) = args.next() {
-        let mut value = |name: &str| args.next().ok_or(format!("{name} needs a value"));
-        let mut number = |name: &str| -> Result<u64, String> {
-            let v = value(name)?;
-            v.parse().map_err(|_| format!("{name}: not a whole number: {v}"))
-        };
-        match arg.as_str() {
-            // Passed by `cargo bench` to every bench target.
-            "--bench" => {}
-            "--list" => list = true,
-            "--rounds" => settings.rounds = number("--rounds")?.clamp(1, 10_000) as u32,
-            "--round-ms" => settings.round_time = Duration::from_millis(number("--round-ms")?.max(1)),
-            "--warmup-ms" => settings.warmup = Duration::from_millis(number("--warmup-ms")?),
-            "--calls" => calls = number("--calls")?,
-            "--once" => once = Some(value("--once")?),
-            "--filter" => filter = Some(value("--filter")?),
-            other => return Err(format!("unknown argument: {other}")),
-        }
-    }
-    Ok(match (list, once) {
-        (true, _) => Mode::List,
-        (false, Some(slug)) => Mode::Once { slug, calls },
-        (false, None) => Mode::Table { settings, filter },
-    })
-}
-
 /// The region callgrind counts (`--toggle-collect=*callgrind_region*`).
 #[inline(never)]
 fn callgrind_region(runner: &mut dyn Runner, calls: u64) {
@@ -75,8 +35,8 @@ fn callgrind_region(runner: &mut dyn Runner, calls: u64) {
 }
 
 fn main() -> ExitCode {
-    let mode = match parse(std::env::args().skip(1)) {
-        Ok(mode) => mode,
+    let args = match Args::parse(std::env::args().skip(1), "--calls", 100_000, true) {
+        Ok(args) => args,
         Err(message) => {
             eprintln!("retry_loop: {message}");
             eprintln!("usage: retry_loop [--rounds N] [--round-ms MS] [--warmup-ms MS] [--filter TEXT] | --list | --once NAME [--calls N]");
@@ -84,8 +44,8 @@ fn main() -> ExitCode {
         }
     };
     let mut runners = lineup();
-    match mode {
-        Mode::List => {
+    match (args.list, args.once) {
+        (true, _) => {
             // The row, then the bare row of its driver and path.
             for runner in &runners {
                 let info = runner.info();
@@ -98,10 +58,10 @@ fn main() -> ExitCode {
             }
             ExitCode::SUCCESS
         }
-        Mode::Once { slug, calls } => match runners.iter_mut().find(|r| r.info().slug == slug) {
+        (false, Some(slug)) => match runners.iter_mut().find(|r| r.info().slug == slug) {
             Some(runner) => {
-                callgrind_region(runner.as_mut(), calls);
-                println!("{slug}: {calls} calls");
+                callgrind_region(runner.as_mut(), args.count);
+                println!("{slug}: {} calls", args.count);
                 ExitCode::SUCCESS
             }
             None => {
@@ -109,7 +69,8 @@ fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
-        Mode::Table { settings, filter } => {
+        (false, None) => {
+            let filter = args.filter;
             // Keep each kept row's bare baseline, so "over bare" still reads.
             let keep: Vec<bool> = {
                 let infos: Vec<_> = runners.iter().map(|r| r.info()).collect();
@@ -127,7 +88,7 @@ fn main() -> ExitCode {
             };
             let mut keep = keep.into_iter();
             runners.retain(|_| keep.next().unwrap_or(false));
-            table(&settings, &mut runners)
+            table(&args.settings, &mut runners)
         }
     }
 }

@@ -14,10 +14,9 @@
 
 use std::hint::black_box;
 use std::process::ExitCode;
-use std::time::Duration;
 
 use bench::alloc::{count_allocations, CountingAllocator};
-use bench::harness::{measure, Settings, Workload};
+use bench::harness::{measure, Args, Settings, Workload};
 use bench::report::{render, Row, Verdict};
 use bench::schedules::{equivalent, lineup, Runner, BASE, DELAYS_PER_SEQUENCE, MAX_DELAY, MULTIPLIER};
 
@@ -27,43 +26,6 @@ static ALLOC: CountingAllocator = CountingAllocator;
 /// Sequences run with the allocation counter on, after the timed rounds.
 const COUNTED_SEQUENCES: u64 = 10_000;
 
-enum Mode {
-    Table { settings: Settings },
-    List,
-    Once { slug: String, sequences: u64 },
-}
-
-fn parse(args: impl Iterator<Item = String>) -> Result<Mode, String> {
-    let mut settings = Settings::default();
-    let mut once = None;
-    let mut sequences = 10_000;
-    let mut list = false;
-    let mut args = args.peekable();
-    while let Some(arg) = args.next() {
-        let mut value = |name: &str| args.next().ok_or(format!("{name} needs a value"));
-        let mut number = |name: &str| -> Result<u64, String> {
-            let v = value(name)?;
-            v.parse().map_err(|_| format!("{name}: not a whole number: {v}"))
-        };
-        match arg.as_str() {
-            // Passed by `cargo bench` to every bench target.
-            "--bench" => {}
-            "--list" => list = true,
-            "--rounds" => settings.rounds = number("--rounds")?.clamp(1, 10_000) as u32,
-            "--round-ms" => settings.round_time = Duration::from_millis(number("--round-ms")?.max(1)),
-            "--warmup-ms" => settings.warmup = Duration::from_millis(number("--warmup-ms")?),
-            "--sequences" => sequences = number("--sequences")?,
-            "--once" => once = Some(value("--once")?),
-            other => return Err(format!("unknown argument: {other}")),
-        }
-    }
-    Ok(match (list, once) {
-        (true, _) => Mode::List,
-        (false, Some(slug)) => Mode::Once { slug, sequences },
-        (false, None) => Mode::Table { settings },
-    })
-}
-
 /// The region callgrind counts (`--toggle-collect=*callgrind_region*`).
 #[inline(never)]
 fn callgrind_region(runner: &mut dyn Runner, sequences: u64) {
@@ -71,8 +33,8 @@ fn callgrind_region(runner: &mut dyn Runner, sequences: u64) {
 }
 
 fn main() -> ExitCode {
-    let mode = match parse(std::env::args().skip(1)) {
-        Ok(mode) => mode,
+    let args = match Args::parse(std::env::args().skip(1), "--sequences", 10_000, false) {
+        Ok(args) => args,
         Err(message) => {
             eprintln!("schedules: {message}");
             eprintln!("usage: schedules [--rounds N] [--round-ms MS] [--warmup-ms MS] | --list | --once NAME [--sequences N]");
@@ -80,8 +42,8 @@ fn main() -> ExitCode {
         }
     };
     let mut runners = lineup();
-    match mode {
-        Mode::List => {
+    match (args.list, args.once) {
+        (true, _) => {
             // The row, then its staggered equivalent (itself for staggered's rows).
             let infos: Vec<_> = runners.iter().map(|r| r.info()).collect();
             for info in &infos {
@@ -90,10 +52,10 @@ fn main() -> ExitCode {
             }
             ExitCode::SUCCESS
         }
-        Mode::Once { slug, sequences } => match runners.iter_mut().find(|r| r.info().slug == slug) {
+        (false, Some(slug)) => match runners.iter_mut().find(|r| r.info().slug == slug) {
             Some(runner) => {
-                callgrind_region(runner.as_mut(), sequences);
-                println!("{slug}: {} delays", sequences * DELAYS_PER_SEQUENCE as u64);
+                callgrind_region(runner.as_mut(), args.count);
+                println!("{slug}: {} delays", args.count * DELAYS_PER_SEQUENCE as u64);
                 ExitCode::SUCCESS
             }
             None => {
@@ -101,7 +63,7 @@ fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
-        Mode::Table { settings } => table(&settings, &mut runners),
+        (false, None) => table(&args.settings, &mut runners),
     }
 }
 

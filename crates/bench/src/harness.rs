@@ -123,6 +123,84 @@ fn median(sorted: &[f64]) -> f64 {
     }
 }
 
+/// The command line both bench binaries take: the timing [`Settings`],
+/// `--list`, `--once NAME` with a count of work per run, and, where the bench
+/// offers it, `--filter TEXT`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Args {
+    /// `--rounds`, `--round-ms`, `--warmup-ms`.
+    pub settings: Settings,
+    /// `--list`: print the rows and stop.
+    pub list: bool,
+    /// `--once NAME`: run one row for callgrind.
+    pub once: Option<String>,
+    /// The work `--once` does (`--sequences` or `--calls`).
+    pub count: u64,
+    /// `--filter TEXT`: only the rows whose name contains it.
+    pub filter: Option<String>,
+}
+
+impl Args {
+    /// Parses `args`. `count_flag` names the work per `--once` run and
+    /// `count` is its default; `--filter` is accepted only if `filter`.
+    ///
+    /// # Errors
+    /// The message to print, for an unknown flag or a bad value.
+    pub fn parse(
+        args: impl Iterator<Item = String>,
+        count_flag: &str,
+        count: u64,
+        filter: bool,
+    ) -> Result<Args, String> {
+        let mut parsed = Args { settings: Settings::default(), list: false, once: None, count, filter: None };
+        let mut args = args.peekable();
+        while let Some(arg) = args.next() {
+            let mut value = |name: &str| args.next().ok_or(format!("{name} needs a value"));
+            let mut number = |name: &str| -> Result<u64, String> {
+                let v = value(name)?;
+                v.parse().map_err(|_| format!("{name}: not a whole number: {v}"))
+            };
+            let settings = &mut parsed.settings;
+            match arg.as_str() {
+                // Passed by `cargo bench` to every bench target.
+                "--bench" => {}
+                "--list" => parsed.list = true,
+                "--rounds" => settings.rounds = number("--rounds")?.clamp(1, 10_000) as u32,
+                "--round-ms" => settings.round_time = Duration::from_millis(number("--round-ms")?.max(1)),
+                "--warmup-ms" => settings.warmup = Duration::from_millis(number("--warmup-ms")?),
+                "--once" => parsed.once = Some(value("--once")?),
+                "--filter" if filter => parsed.filter = Some(value("--filter")?),
+                flag if flag == count_flag => parsed.count = number(count_flag)?,
+                other => return Err(format!("unknown argument: {other}")),
+            }
+        }
+        Ok(parsed)
+    }
+}
+
+#[cfg(test)]
+mod args_tests {
+    use super::*;
+
+    fn parse(text: &str, filter: bool) -> Result<Args, String> {
+        Args::parse(text.split_whitespace().map(str::to_owned), "--calls", 7, filter)
+    }
+
+    #[test]
+    fn parses_the_shared_flags() {
+        let args =
+            parse("--bench --rounds 5 --round-ms 3 --warmup-ms 0 --once bare --calls 9", false).unwrap();
+        assert_eq!((args.settings.rounds, args.settings.round_time), (5, Duration::from_millis(3)));
+        assert_eq!((args.once.as_deref(), args.count, args.list), (Some("bare"), 9, false));
+        assert_eq!(parse("", false).unwrap().count, 7);
+        assert_eq!(parse("--filter ok", true).unwrap().filter.as_deref(), Some("ok"));
+        assert_eq!(parse("--filter ok", false).unwrap_err(), "unknown argument: --filter");
+        assert_eq!(parse("--sequences 3", false).unwrap_err(), "unknown argument: --sequences");
+        assert_eq!(parse("--rounds x", false).unwrap_err(), "--rounds: not a whole number: x");
+        assert_eq!(parse("--once", false).unwrap_err(), "--once needs a value");
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
