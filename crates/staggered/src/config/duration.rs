@@ -211,6 +211,7 @@ mod tests {
             ("7ns", Duration::from_nanos(7)),
             ("1m30.5s", ms(90_500)),
             ("1.0000000009s", Duration::new(1, 0)),
+            ("007ms", ms(7)),
         ];
         for (text, expected) in cases {
             assert_eq!(parse_duration(text), Ok(expected), "{text}");
@@ -224,9 +225,12 @@ mod tests {
             ("-1s", DurationError::Negative),
             ("250", DurationError::MissingUnit("250".into())),
             ("1x", DurationError::UnknownUnit("x".into())),
+            ("1 s", DurationError::UnknownUnit(" s".into())),
             ("ms", DurationError::Malformed),
             ("1..5s", DurationError::Malformed),
+            ("1.s", DurationError::Malformed),
             (".5s", DurationError::Malformed),
+            ("1.2.3s", DurationError::Malformed),
             ("99999999999999999999999999999999999999999s", DurationError::Overflow),
             ("18446744073709551616s", DurationError::Overflow),
             ("5124095576030432h", DurationError::Overflow),
@@ -235,6 +239,14 @@ mod tests {
             assert_eq!(parse_duration(text), Err(expected), "{text}");
         }
         assert_eq!(parse_duration("18446744073709551615.999999999s"), Ok(Duration::MAX));
+        assert!(parse_duration("1s-").is_err());
+        assert!(parse_duration("NaNs").is_err());
+    }
+
+    #[test]
+    fn errors_explain_the_expected_form() {
+        let message = parse_duration("1x").unwrap_err().to_string();
+        assert!(message.contains("unknown unit 'x'") && message.contains("1.5s"), "{message}");
     }
 
     #[test]
@@ -242,9 +254,15 @@ mod tests {
         for (d, text) in [
             (Duration::ZERO, "0s"),
             (Duration::from_nanos(750), "750ns"),
+            (Duration::from_nanos(2500), "2.5µs"),
             (ms(250), "250ms"),
+            (Duration::from_micros(843_500), "843.5ms"),
             (ms(1125), "1.125s"),
+            (Duration::from_micros(2_530_500), "2.5305s"),
+            (Duration::from_secs(60), "1m"),
             (ms(90_500), "1m30.5s"),
+            (Duration::from_secs(15 * 60), "15m"),
+            (Duration::from_secs(7200), "2h"),
             (Duration::from_secs(3601), "1h1s"),
         ] {
             assert_eq!(format_duration(d), text, "{d:?}");
@@ -259,7 +277,12 @@ mod tests {
         }
 
         #[test]
-        fn parse_never_panics(text in "[0-9.\\-µa-z]{0,24}") {
+        fn parse_never_panics(text in "\\PC{0,24}") {
+            let _ = parse_duration(&text);
+        }
+
+        #[test]
+        fn parse_never_panics_on_near_misses(text in "[0-9.\\-µa-z]{0,24}") {
             let _ = parse_duration(&text);
         }
     }
