@@ -46,6 +46,19 @@ impl Limits {
             .with_max_hint(schedule.max_hint())
     }
 
+    /// The time left before the deadline, `elapsed` after attempt 1 started;
+    /// `None` without a deadline.
+    pub fn time_left(&self, elapsed: Duration) -> Option<Duration> {
+        self.deadline.map(|deadline| deadline.saturating_sub(elapsed))
+    }
+
+    /// The time an attempt starting `elapsed` after attempt 1 gets under a
+    /// per-attempt `timeout`: the timeout, or the time left before the
+    /// deadline if that is shorter.
+    pub fn attempt_time(&self, timeout: Duration, elapsed: Duration) -> Duration {
+        self.time_left(elapsed).map_or(timeout, |left| timeout.min(left))
+    }
+
     /// The same limits with `max_attempts`.
     pub const fn with_max_attempts(mut self, max_attempts: Option<u32>) -> Self {
         self.max_attempts = max_attempts;
@@ -195,7 +208,7 @@ impl<D: Iterator<Item = Duration>, B: Budget> Decision<D, B> {
     /// The time left before the deadline, `elapsed` after attempt 1 started;
     /// `None` without a deadline. An async per-attempt timeout is clipped to it.
     pub fn time_left(&self, elapsed: Duration) -> Option<Duration> {
-        self.limits.deadline.map(|deadline| deadline.saturating_sub(elapsed))
+        self.limits.time_left(elapsed)
     }
 
     /// Stops the retrying: the next [`on_failure`](Decision::on_failure)
@@ -351,6 +364,15 @@ mod tests {
         assert!(!d.is_cancelled());
         let mut d = Decision::new(ones(), limits);
         assert_eq!(d.on_failure(&Failure::TRANSIENT, Duration::MAX), Action::Stop(StopReason::Deadline));
+    }
+
+    #[test]
+    fn an_attempts_time_is_its_timeout_clipped_to_the_deadline() {
+        let limits = Limits::NONE.with_deadline(Some(Duration::from_secs(10)));
+        assert_eq!(limits.attempt_time(SEC, Duration::from_secs(2)), SEC);
+        assert_eq!(limits.attempt_time(SEC, Duration::from_millis(9_700)), Duration::from_millis(300));
+        assert_eq!(limits.attempt_time(SEC, Duration::MAX), Duration::ZERO);
+        assert_eq!(Limits::NONE.attempt_time(SEC, Duration::MAX), SEC);
     }
 
     #[test]

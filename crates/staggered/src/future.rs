@@ -33,7 +33,8 @@ macro_rules! retry_block {
             let first = match limit {
                 None => $op(1).await.map_err(|error| (error, false)),
                 Some((timeout, make)) => {
-                    let cut = $self.attempt_time(timeout, start.map(|start| $clock.since(start)));
+                    let elapsed = start.map_or(Duration::ZERO, |start| $clock.since(start));
+                    let cut = $self.limits.attempt_time(timeout, elapsed);
                     timed($op(1), cut, make, $sleeper).await
                 }
             };
@@ -62,8 +63,8 @@ macro_rules! retry_block {
                 let outcome = match limit {
                     None => $op(attempt).await.map_err(|error| (error, false)),
                     Some((timeout, make)) => {
-                        let elapsed = stopwatch.start().map(|start| $clock.since(start));
-                        timed($op(attempt), $self.attempt_time(timeout, elapsed), make, $sleeper).await
+                        let elapsed = stopwatch.start().map_or(Duration::ZERO, |start| $clock.since(start));
+                        timed($op(attempt), $self.limits.attempt_time(timeout, elapsed), make, $sleeper).await
                     }
                 };
                 match outcome {
@@ -198,15 +199,6 @@ impl<S: Schedule, C, N, B: Budget, T> RetryPolicy<S, C, N, B, T> {
         K: Clock + ?Sized,
     {
         retry_block!(self, op, sleeper, clock, done => done).await
-    }
-
-    /// The time attempt gets: the timeout, or less if the deadline is nearer.
-    #[inline]
-    fn attempt_time(&self, timeout: Duration, elapsed: Option<Duration>) -> Duration {
-        match (self.limits.deadline, elapsed) {
-            (Some(deadline), Some(elapsed)) => timeout.min(deadline.saturating_sub(elapsed)),
-            _ => timeout,
-        }
     }
 }
 

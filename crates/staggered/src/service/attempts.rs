@@ -80,8 +80,7 @@ where
     {
         let (timeout, make_error) = policy.timeout.limit()?;
         let elapsed = self.start.map_or(Duration::ZERO, |start| clock.since(start));
-        let left = policy.limits.deadline.map_or(timeout, |deadline| deadline.saturating_sub(elapsed));
-        Some((timeout.min(left), make_error))
+        Some((policy.limits.attempt_time(timeout, elapsed), make_error))
     }
 
     /// The attempt succeeded: the budget may refund.
