@@ -295,6 +295,8 @@ mod schedule {
     }
 }
 
+#[path = "cli/golden.rs"]
+mod golden;
 #[cfg(unix)]
 #[path = "cli/run.rs"]
 mod run;
