@@ -112,60 +112,54 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-mod backoff;
-mod blocking;
-mod bounds;
+// The tree is the architecture: schedules (how long to wait), the retry
+// decision and its drivers (whether to retry, and the loops that wait and
+// call), budgets (whether the client may retry at all), classification (what
+// a failure is), and the integrations with other crates. Public paths are
+// re-exports, so they do not move when a file does.
 pub mod budget;
 pub mod classify;
 #[cfg(feature = "serde")]
 pub mod config;
-mod decision;
-mod delays;
 mod error;
-mod event;
-mod future;
-pub mod hint;
-#[cfg(feature = "http")]
-pub mod http;
+mod integrations;
 mod math;
-mod plan;
-mod policy;
-mod preset;
-#[cfg(feature = "reqwest")]
-pub mod reqwest;
-mod retry_error;
+mod retry;
 mod rng;
 mod schedule;
-#[cfg(feature = "std")]
-pub mod service;
 pub mod sleep;
-mod smooth;
-mod strategy;
 #[cfg(feature = "test-util")]
 pub mod test_util;
-mod timeout;
-#[cfg(feature = "tower")]
-pub mod tower;
-mod trace;
 
-pub use backoff::{Backoff, BackoffBuilder};
-pub use bounds::{Bounds, RetryBounds};
-pub use delays::Delays;
+#[doc(inline)]
+pub use classify::hint;
+#[cfg(feature = "http")]
+pub use integrations::http;
+#[cfg(feature = "reqwest")]
+pub use integrations::reqwest;
+#[cfg(feature = "std")]
+pub use integrations::service;
+#[cfg(feature = "tower")]
+pub use integrations::tower;
+
 pub use error::{ConfigError, Field, Rule};
-pub use preset::Preset;
 pub use rng::{FastRng, Rng};
+pub use schedule::backoff::{Backoff, BackoffBuilder};
+pub use schedule::bounds::{Bounds, RetryBounds};
+pub use schedule::delays::Delays;
+pub use schedule::preset::Preset;
+pub use schedule::strategy::{CapMode, Strategy, UnknownName};
 pub use schedule::Schedule;
-pub use strategy::{CapMode, Strategy, UnknownName};
 
 pub use budget::{Budget, BudgetMetrics, NoBudget};
 #[cfg(feature = "std")]
 pub use budget::{RatioBudget, RetryThrottle, TokenBucket};
 pub use classify::{AlwaysTransient, Classifier, ErrorKind, Failure, Hint, RetryIf};
-pub use decision::{Action, Decision, Limits, StopReason};
-pub use event::{GiveUpEvent, NoNotify, Notify, RetryEvent};
-pub use policy::RetryPolicy;
-pub use retry_error::{Retried, RetryError, TimedOut};
-pub use timeout::{AttemptTimeout, MakeTimeoutError, NoTimeout, TimeoutFor};
+pub use retry::decision::{Action, Decision, Limits, StopReason};
+pub use retry::event::{GiveUpEvent, NoNotify, Notify, RetryEvent};
+pub use retry::policy::RetryPolicy;
+pub use retry::retry_error::{Retried, RetryError, TimedOut};
+pub use retry::timeout::{AttemptTimeout, MakeTimeoutError, NoTimeout, TimeoutFor};
 
 /// The README's example compiles and runs as a doctest.
 #[cfg(doctest)]

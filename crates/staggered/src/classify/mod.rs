@@ -7,6 +7,7 @@
 //! (seed 001's `retryIf`), and any `Fn(&E) -> Failure` is a classifier too.
 //! [`http`], [`io`] and [`message`] hold ready-made rules.
 
+pub mod hint;
 pub mod http;
 #[cfg(feature = "std")]
 pub mod io;

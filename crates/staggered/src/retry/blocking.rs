@@ -4,7 +4,7 @@ use core::time::Duration;
 
 use crate::budget::Budget;
 use crate::classify::Classifier;
-use crate::event::Notify;
+use crate::retry::event::Notify;
 use crate::sleep::{BlockingSleeper, Clock};
 use crate::{Retried, RetryError, RetryPolicy, Schedule};
 

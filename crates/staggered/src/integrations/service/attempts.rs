@@ -9,9 +9,9 @@ use core::time::Duration;
 
 use crate::budget::Budget;
 use crate::classify::Failure;
-use crate::event::Notify;
+use crate::retry::event::Notify;
+use crate::retry::timeout::TimeoutFor;
 use crate::sleep::Clock;
-use crate::timeout::TimeoutFor;
 use crate::{Decision, RetryPolicy, StopReason};
 
 /// The retry state of one request.

@@ -2,9 +2,9 @@
 
 use core::time::Duration;
 
-use crate::plan::{min, Plan, Shape};
+use super::smooth;
 use crate::rng::{FastRng, Rng};
-use crate::smooth;
+use crate::schedule::plan::{min, Plan, Shape};
 
 /// The delays of one operation: item `r` is the wait before attempt `r + 1`
 /// (retry `r`). It yields `max_attempts - 1` delays, or never ends when the

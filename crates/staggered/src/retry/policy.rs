@@ -8,9 +8,9 @@ use core::time::Duration;
 
 use crate::budget::{Budget, NoBudget};
 use crate::classify::{AlwaysTransient, Classifier, Failure, RetryIf};
-use crate::event::{GiveUpEvent, NoNotify, Notify, RetryEvent};
+use crate::retry::event::{GiveUpEvent, NoNotify, Notify, RetryEvent};
+use crate::retry::timeout::{AttemptTimeout, NoTimeout};
 use crate::sleep::Clock;
-use crate::timeout::{AttemptTimeout, NoTimeout};
 use crate::{Action, Decision, Limits, Schedule, StopReason};
 
 /// How to retry: a [`Schedule`] with a classifier, a hook, a budget and limits.
@@ -216,14 +216,14 @@ impl<S: Schedule, C, N, B: Budget, T> RetryPolicy<S, C, N, B, T> {
                 let budget = decision.budget().metrics();
                 let event = RetryEvent { attempt, max_attempts, delay, error, failure, elapsed, budget };
                 self.notify.on_retry(&event);
-                crate::trace::retry(&event);
+                crate::retry::trace::retry(&event);
                 Ok(delay)
             }
             Action::Stop(reason) => {
                 let budget = decision.budget().metrics();
                 let event = GiveUpEvent { reason, attempts: attempt, max_attempts, error, elapsed, budget };
                 self.notify.on_give_up(&event);
-                crate::trace::give_up(&event);
+                crate::retry::trace::give_up(&event);
                 Err(reason)
             }
         }

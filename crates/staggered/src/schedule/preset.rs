@@ -4,7 +4,7 @@ use core::fmt;
 use core::str::FromStr;
 use core::time::Duration;
 
-use crate::strategy::UnknownName;
+use crate::schedule::strategy::UnknownName;
 use crate::{Backoff, BackoffBuilder, CapMode, Strategy};
 
 /// A ready schedule copied from a published system (SPEC section 4).

@@ -53,12 +53,12 @@ use reqwest_middleware::{Middleware, Next};
 
 use crate::budget::Budget;
 use crate::classify::{ErrorKind, Failure};
-use crate::event::Notify;
 use crate::http::ClassifyHttp;
+use crate::retry::event::Notify;
+use crate::retry::timeout::TimeoutFor;
 use crate::service::attempts::Attempts;
 use crate::service::{ClassifyResult, FailedAttempt};
 use crate::sleep::{Clock, Sleeper, TokioClock, TokioSleeper};
-use crate::timeout::TimeoutFor;
 use crate::{RetryPolicy, Schedule, StopReason, TimedOut};
 
 /// The error type of `reqwest_middleware`.
@@ -237,7 +237,7 @@ where
             let sent = next.clone().run(request, extensions);
             let (result, failure) = match limit {
                 None => (sent.await, None),
-                Some((after, _)) => match crate::future::race(sent, self.sleeper.sleep(after)).await {
+                Some((after, _)) => match crate::retry::future::race(sent, self.sleeper.sleep(after)).await {
                     Some(result) => (result, None),
                     None => (Err(Error::middleware(TimedOut { after })), Some(Failure::timeout())),
                 },

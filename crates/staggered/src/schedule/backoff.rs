@@ -5,8 +5,8 @@ use core::time::Duration;
 
 use crate::error::{ConfigError, Field, Rule};
 use crate::math::to_nanos;
-use crate::plan::Plan;
 use crate::rng::{FastRng, Rng};
+use crate::schedule::plan::Plan;
 use crate::{CapMode, Delays, Strategy};
 
 /// A validated schedule: a [`Strategy`] with its parameters (SPEC sections 1-3).

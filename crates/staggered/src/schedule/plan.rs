@@ -76,9 +76,9 @@ impl Plan {
             Strategy::Proportional => Shape::Linear { a: 1.0 - f, b: 2.0 * f },
             Strategy::Additive => Shape::Linear { a: 1.0, b: f },
             Strategy::Decorrelated => Shape::Decorrelated,
-            Strategy::Smooth => {
-                Shape::Smooth { last_retry: crate::smooth::last_uncapped_retry(b.base_ns, b.max_ns) }
-            }
+            Strategy::Smooth => Shape::Smooth {
+                last_retry: crate::schedule::smooth::last_uncapped_retry(b.base_ns, b.max_ns),
+            },
         };
         let ceiling = if b.cap_mode == CapMode::Interval && b.strategy.uses_factor() {
             math::from_nanos(b.max_ns * (1.0 + f))

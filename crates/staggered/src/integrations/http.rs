@@ -71,12 +71,12 @@ pub fn is_repeatable(method: &Method, headers: &HeaderMap) -> bool {
 /// saturates and the decision then stops with `HintTooLong`. Never panics.
 pub fn hint(headers: &HeaderMap, now: SystemTime) -> Option<Hint> {
     if let Some(value) = headers.get(GRPC_RETRY_PUSHBACK) {
-        return Some(value.to_str().map_or(Hint::Never, crate::hint::grpc_retry_pushback));
+        return Some(value.to_str().map_or(Hint::Never, crate::classify::hint::grpc_retry_pushback));
     }
     let text = |name: HeaderName| headers.get(name).and_then(|value| value.to_str().ok());
     text(AMZ_RETRY_AFTER)
-        .and_then(crate::hint::amz_retry_after)
-        .or_else(|| text(RETRY_AFTER).and_then(|value| crate::hint::retry_after(value, now)))
+        .and_then(crate::classify::hint::amz_retry_after)
+        .or_else(|| text(RETRY_AFTER).and_then(|value| crate::classify::hint::retry_after(value, now)))
 }
 
 /// A set of HTTP status codes (100 to 999), stored as bits.

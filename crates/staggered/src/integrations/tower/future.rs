@@ -14,11 +14,11 @@ use tower_service::Service;
 use super::Shared;
 use crate::budget::Budget;
 use crate::classify::Failure;
-use crate::event::Notify;
+use crate::retry::event::Notify;
+use crate::retry::timeout::{MakeTimeoutError, TimeoutFor};
 use crate::service::attempts::Attempts;
 use crate::service::{ClassifyResult, CloneRequest, FailedAttempt};
 use crate::sleep::{Clock, Sleeper};
-use crate::timeout::{MakeTimeoutError, TimeoutFor};
 use crate::{Decision, RetryPolicy, Schedule, TimedOut};
 
 /// A schedule's delays, boxed once per failing request so that the future's

@@ -84,11 +84,11 @@ pub use future::ResponseFuture;
 
 use crate::budget::{Budget, BudgetMetrics};
 use crate::classify::Failure;
-use crate::event::Notify;
+use crate::retry::event::Notify;
+use crate::retry::timeout::TimeoutFor;
 use crate::service::attempts::Attempts;
 use crate::service::{ByClone, ClassifyResult, CloneRequest, FailedAttempt};
 use crate::sleep::{Clock, Sleeper, TokioClock, TokioSleeper};
-use crate::timeout::TimeoutFor;
 use crate::{RetryPolicy, Schedule};
 
 /// Wraps services in [`Retry`]: see the [module docs](self).

@@ -2,8 +2,9 @@
 
 use core::time::Duration;
 
+use super::smooth;
 use crate::math::from_nanos;
-use crate::{smooth, Backoff, CapMode, Strategy};
+use crate::{Backoff, CapMode, Strategy};
 
 /// What a schedule can produce for one retry: its deterministic interval
 /// `x(r)` and the smallest, median and largest delay.
@@ -72,7 +73,7 @@ impl Iterator for Bounds {
             Strategy::Additive => (x, x, Some(x * (1.0 + 0.5 * f)), x * (1.0 + f)),
             Strategy::Smooth => {
                 let last = match b.plan.shape {
-                    crate::plan::Shape::Smooth { last_retry } => last_retry,
+                    crate::schedule::plan::Shape::Smooth { last_retry } => last_retry,
                     _ => u32::MAX,
                 };
                 let retry = self.retry.min(last);

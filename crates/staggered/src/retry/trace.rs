@@ -2,7 +2,7 @@
 //! fields (`attempt`, `max_attempts`, `delay_ms`, `error_type`,
 //! `error_message`), and one when giving up. Compiled out without the feature.
 
-use crate::event::{GiveUpEvent, RetryEvent};
+use crate::retry::event::{GiveUpEvent, RetryEvent};
 
 #[cfg(feature = "tracing")]
 fn short_type_name<E>() -> &'static str {

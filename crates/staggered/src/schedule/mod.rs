@@ -1,4 +1,15 @@
-//! `Schedule`: anything that can hand out the delays of one operation.
+//! Schedules: how long to wait before each retry. A [`Strategy`](crate::Strategy)
+//! and its parameters make a validated [`Backoff`](crate::Backoff) (or start
+//! from a [`Preset`](crate::Preset)); each operation walks its own
+//! [`Delays`](crate::Delays). Anything that hands out delays is a [`Schedule`].
+
+pub(crate) mod backoff;
+pub(crate) mod bounds;
+pub(crate) mod delays;
+pub(crate) mod plan;
+pub(crate) mod preset;
+pub(crate) mod smooth;
+pub(crate) mod strategy;
 
 use core::time::Duration;
 

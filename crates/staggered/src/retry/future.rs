@@ -10,9 +10,9 @@ use core::time::Duration;
 
 use crate::budget::Budget;
 use crate::classify::{Classifier, Failure};
-use crate::event::Notify;
+use crate::retry::event::Notify;
+use crate::retry::timeout::{MakeTimeoutError, TimeoutFor};
 use crate::sleep::{Clock, DefaultRuntime, Runtime, Sleeper};
-use crate::timeout::{MakeTimeoutError, TimeoutFor};
 use crate::{Retried, RetryError, RetryPolicy, Schedule, TimedOut};
 
 /// The async retry loop, as an `async move` block (not awaited) whose `Ok`
