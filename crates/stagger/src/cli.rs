@@ -5,6 +5,7 @@
 use clap::{Parser, Subcommand};
 
 use crate::exit::Exit;
+use crate::generate::{self, CompletionsArgs, ManArgs};
 #[cfg(unix)]
 use crate::run::{self, RunArgs};
 use crate::schedule::{self, ScheduleArgs};
@@ -92,6 +93,19 @@ pub enum Command {
                             stagger simulate --scenario overload --trigger none --error-rate 1%"
     )]
     Simulate(SimulateArgs),
+    /// Print a completion script for a shell.
+    ///
+    /// Load it for the current bash session with
+    /// `source <(stagger completions bash)`, or install it where your shell
+    /// looks for completions, e.g. `stagger completions zsh > ~/.zfunc/_stagger`
+    /// or `stagger completions fish > ~/.config/fish/completions/stagger.fish`.
+    Completions(CompletionsArgs),
+    /// Print the manual page of stagger, or of one of its commands.
+    ///
+    /// `stagger man | man -l -` reads it now; `stagger man --out-dir DIR`
+    /// writes every page (stagger.1, stagger-run.1, ...) for installing
+    /// under a `man1` directory.
+    Man(ManArgs),
 }
 
 impl Command {
@@ -105,6 +119,8 @@ impl Command {
             #[cfg(unix)]
             Command::Run(args) => run::execute(args),
             Command::Simulate(args) => simulate::execute(args),
+            Command::Completions(args) => generate::completions(args),
+            Command::Man(args) => generate::man(args),
         }
     }
 }

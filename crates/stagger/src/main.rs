@@ -11,6 +11,7 @@ mod backoff_args;
 mod cli;
 mod duration;
 mod exit;
+mod generate;
 mod output;
 #[cfg(unix)]
 mod run;

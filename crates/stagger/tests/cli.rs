@@ -297,6 +297,8 @@ mod schedule {
 
 #[path = "cli/golden.rs"]
 mod golden;
+#[path = "cli/install.rs"]
+mod install;
 #[cfg(unix)]
 #[path = "cli/run.rs"]
 mod run;
