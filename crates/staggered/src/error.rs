@@ -26,6 +26,18 @@ pub enum Field {
     MaxTokens,
     /// A retry throttle's `token_ratio`.
     TokenRatio,
+    /// An adaptive limiter's CUBIC `scale_constant`.
+    ScaleConstant,
+    /// An adaptive limiter's `beta`, the rate kept after a throttle.
+    Beta,
+    /// An adaptive limiter's rate-meter `smoothing`.
+    Smoothing,
+    /// An adaptive limiter's `rate_bucket`, the rate meter's bucket width.
+    RateBucket,
+    /// An adaptive limiter's `min_rate`.
+    MinRate,
+    /// An adaptive limiter's `max_rate_scale`.
+    MaxRateScale,
 }
 
 impl Field {
@@ -42,6 +54,12 @@ impl Field {
             Field::RetryPercent => "retry_percent",
             Field::MaxTokens => "max_tokens",
             Field::TokenRatio => "token_ratio",
+            Field::ScaleConstant => "scale_constant",
+            Field::Beta => "beta",
+            Field::Smoothing => "smoothing",
+            Field::RateBucket => "rate_bucket",
+            Field::MinRate => "min_rate",
+            Field::MaxRateScale => "max_rate_scale",
         }
     }
 }
@@ -60,6 +78,10 @@ pub enum Rule {
     Finite,
     /// The value must be at least this.
     AtLeast(f64),
+    /// The value must be greater than this.
+    Above(f64),
+    /// The value must be less than this.
+    Below(f64),
     /// The value must lie in `[min, max]`.
     Within(f64, f64),
     /// The value must not be zero.
@@ -73,6 +95,8 @@ impl fmt::Display for Rule {
         match self {
             Rule::Finite => f.write_str("must be a finite number"),
             Rule::AtLeast(min) => write!(f, "must be at least {min}"),
+            Rule::Above(min) => write!(f, "must be greater than {min}"),
+            Rule::Below(max) => write!(f, "must be less than {max}"),
             Rule::Within(min, max) => write!(f, "must be between {min} and {max}"),
             Rule::NonZero => f.write_str("must not be zero"),
             Rule::NotBelowBase(base) => write!(f, "must not be below base ({base:?})"),

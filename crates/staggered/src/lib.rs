@@ -123,6 +123,8 @@ pub mod classify;
 pub mod config;
 mod error;
 mod integrations;
+#[cfg(feature = "std")]
+pub mod limiter;
 mod math;
 mod retry;
 mod rng;
@@ -155,6 +157,8 @@ pub use budget::{Budget, BudgetMetrics, NoBudget};
 #[cfg(feature = "std")]
 pub use budget::{RatioBudget, RetryThrottle, TokenBucket};
 pub use classify::{AlwaysTransient, Classifier, ErrorKind, Failure, Hint, RetryIf};
+#[cfg(feature = "std")]
+pub use limiter::AdaptiveLimiter;
 pub use retry::decision::{Action, Decision, Limits, StopReason};
 pub use retry::event::{GiveUpEvent, NoNotify, Notify, RetryEvent};
 pub use retry::policy::RetryPolicy;

@@ -13,6 +13,8 @@
 //!   all on a recording sleeper or paused tokio time.
 //! - `budget`: exact token accounting under contention, the ratio budget's
 //!   window on a mock clock, and a budget shared across operations.
+//! - `limiter`: the adaptive limiter conserves tokens under contention,
+//!   waits through the sleepers, and a dropped wait takes no token.
 //! - `integrations`: the reqwest middleware and the tower layer against a real
 //!   HTTP server on 127.0.0.1 (flaky endpoints, server hints hostile or not,
 //!   idempotency, attempt timeouts, shared budgets), and configuration files
@@ -20,5 +22,6 @@
 
 mod budget;
 mod integrations;
+mod limiter;
 mod retry;
 mod schedules;

@@ -1,0 +1,512 @@
+//! [`AdaptiveLimiter`]: the rate meter, the CUBIC curve and the token bucket
+//! behind one lock, shared by every task of a client.
+
+use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use core::time::Duration;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use super::bucket::FillBucket;
+use super::cubic::Cubic;
+use super::meter::RateMeter;
+use crate::error::{ConfigError, Field, Rule};
+use crate::sleep::{BlockingSleeper, Clock, Sleeper, StdClock};
+
+/// The AWS SDKs' adaptive retry mode as a client-side rate limiter: every
+/// attempt takes a token before it is sent, and the tokens' fill rate
+/// follows the server's throttling (see the [module docs](crate::limiter)).
+///
+/// ```
+/// use std::{cell::Cell, rc::Rc, time::Duration};
+/// use staggered::limiter::AdaptiveLimiter;
+///
+/// // Virtual time: a clock that reads a cell, and a sleeper that moves it.
+/// let now = Rc::new(Cell::new(Duration::ZERO));
+/// let clock = { let now = now.clone(); move || now.get() };
+/// let sleep = |wait: Duration| now.set(now.get() + wait);
+/// let limiter = AdaptiveLimiter::builder().build_with_clock(clock)?;
+///
+/// // Until the first throttle, attempts go straight through.
+/// for _ in 0..40 {
+///     limiter.acquire_blocking(&sleep);
+///     limiter.record_response(false);
+///     sleep(Duration::from_millis(50)); // 20 attempts a second
+/// }
+/// assert_eq!(now.get(), Duration::from_secs(2), "no attempt waited");
+/// // A throttle: the rate drops to 0.7 times the measured 20 per second.
+/// limiter.record_response(true);
+/// let metrics = limiter.metrics();
+/// assert!(metrics.enabled && (metrics.fill_rate - 14.0).abs() < 0.5, "{metrics:?}");
+/// // From now on attempts take tokens, and wait when there are none.
+/// for _ in 0..30 {
+///     limiter.acquire_blocking(&sleep);
+/// }
+/// assert!(limiter.metrics().waits > 0);
+/// # Ok::<(), staggered::ConfigError>(())
+/// ```
+///
+/// # Default
+/// | parameter | default | meaning |
+/// |---|---|---|
+/// | `scale_constant` | 0.4 | CUBIC's `C`: how fast the rate grows back |
+/// | `beta` | 0.7 | the fraction of the rate kept after a throttle |
+/// | `smoothing` | 0.8 | the weight of the latest bucket in the measured rate |
+/// | `rate_bucket` | 500 ms | the width of the rate meter's buckets |
+/// | `min_rate` | 0.5 per second | the lowest fill rate |
+/// | `max_rate_scale` | 2 | the fill rate never exceeds this times the measured rate |
+///
+/// One limiter per client (per server it talks to): clones share it. Time
+/// comes from a [`Clock`] (the system's by default; a mock clock or virtual
+/// time in tests and simulations), and waits go through the driver's
+/// sleeper, so tests never sleep.
+pub struct AdaptiveLimiter<K: Clock = StdClock> {
+    inner: Arc<Inner<K>>,
+}
+
+struct Inner<K: Clock> {
+    clock: K,
+    origin: K::Instant,
+    config: AdaptiveLimiterBuilder,
+    /// Set by the first throttle, never cleared: until then attempts skip the
+    /// lock entirely.
+    enabled: AtomicBool,
+    state: Mutex<State>,
+    waits: AtomicU64,
+    waited_nanos: AtomicU64,
+}
+
+#[derive(Debug)]
+struct State {
+    meter: RateMeter,
+    cubic: Cubic,
+    bucket: FillBucket,
+    throttles: u64,
+}
+
+/// A snapshot of an [`AdaptiveLimiter`], for metrics and logs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub struct LimiterMetrics {
+    /// Whether a throttle has turned the limiter on.
+    pub enabled: bool,
+    /// The tokens added per second: the rate attempts may be sent at.
+    pub fill_rate: f64,
+    /// The measured rate of responses, per second.
+    pub measured_rate: f64,
+    /// The tokens in the bucket now.
+    pub tokens: f64,
+    /// The most tokens the bucket holds (one second of the fill rate, at least 1).
+    pub capacity: f64,
+    /// Throttled responses recorded.
+    pub throttles: u64,
+    /// Attempts that had to wait for a token.
+    pub waits: u64,
+    /// The total time attempts waited for tokens.
+    pub waited: Duration,
+}
+
+/// The parameters of an [`AdaptiveLimiter`]; see its defaults table.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[must_use = "a builder does nothing until `build` is called"]
+pub struct AdaptiveLimiterBuilder {
+    scale_constant: f64,
+    beta: f64,
+    smoothing: f64,
+    rate_bucket: Duration,
+    min_rate: f64,
+    max_rate_scale: f64,
+}
+
+impl AdaptiveLimiterBuilder {
+    /// The AWS SDKs' values.
+    pub const fn new() -> Self {
+        AdaptiveLimiterBuilder {
+            scale_constant: 0.4,
+            beta: 0.7,
+            smoothing: 0.8,
+            rate_bucket: Duration::from_millis(500),
+            min_rate: 0.5,
+            max_rate_scale: 2.0,
+        }
+    }
+
+    /// Sets CUBIC's scale constant `C`; finite and above 0.
+    pub const fn with_scale_constant(mut self, scale_constant: f64) -> Self {
+        self.scale_constant = scale_constant;
+        self
+    }
+    /// Sets the fraction of the rate kept after a throttle; above 0, below 1.
+    pub const fn with_beta(mut self, beta: f64) -> Self {
+        self.beta = beta;
+        self
+    }
+    /// Sets the weight of the latest bucket in the measured rate; above 0, at most 1.
+    pub const fn with_smoothing(mut self, smoothing: f64) -> Self {
+        self.smoothing = smoothing;
+        self
+    }
+    /// Sets the width of the rate meter's buckets; 1 ms to 60 s.
+    pub const fn with_rate_bucket(mut self, rate_bucket: Duration) -> Self {
+        self.rate_bucket = rate_bucket;
+        self
+    }
+    /// Sets the lowest fill rate, per second; finite and above 0.
+    pub const fn with_min_rate(mut self, min_rate: f64) -> Self {
+        self.min_rate = min_rate;
+        self
+    }
+    /// Sets how far above the measured rate the fill rate may go, as a
+    /// factor; finite and at least 1.
+    pub const fn with_max_rate_scale(mut self, max_rate_scale: f64) -> Self {
+        self.max_rate_scale = max_rate_scale;
+        self
+    }
+
+    /// CUBIC's scale constant.
+    pub const fn scale_constant(&self) -> f64 {
+        self.scale_constant
+    }
+    /// The fraction of the rate kept after a throttle.
+    pub const fn beta(&self) -> f64 {
+        self.beta
+    }
+    /// The weight of the latest bucket in the measured rate.
+    pub const fn smoothing(&self) -> f64 {
+        self.smoothing
+    }
+    /// The width of the rate meter's buckets.
+    pub const fn rate_bucket(&self) -> Duration {
+        self.rate_bucket
+    }
+    /// The lowest fill rate, per second.
+    pub const fn min_rate(&self) -> f64 {
+        self.min_rate
+    }
+    /// The most the fill rate may be, as a multiple of the measured rate.
+    pub const fn max_rate_scale(&self) -> f64 {
+        self.max_rate_scale
+    }
+
+    /// Checks every parameter.
+    ///
+    /// # Errors
+    /// A [`ConfigError`] naming the first parameter out of range.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let positive = |field: Field, value: f64| {
+            if !value.is_finite() {
+                Err(ConfigError::float(field, Rule::Finite, value))
+            } else if value <= 0.0 {
+                Err(ConfigError::float(field, Rule::Above(0.0), value))
+            } else {
+                Ok(())
+            }
+        };
+        positive(Field::ScaleConstant, self.scale_constant)?;
+        positive(Field::Beta, self.beta)?;
+        if self.beta >= 1.0 {
+            return Err(ConfigError::float(Field::Beta, Rule::Below(1.0), self.beta));
+        }
+        positive(Field::Smoothing, self.smoothing)?;
+        if self.smoothing > 1.0 {
+            return Err(ConfigError::float(Field::Smoothing, Rule::Within(0.0, 1.0), self.smoothing));
+        }
+        if self.rate_bucket < Duration::from_millis(1) || self.rate_bucket > Duration::from_secs(60) {
+            return Err(ConfigError::duration(
+                Field::RateBucket,
+                Rule::Within(0.001, 60.0),
+                self.rate_bucket,
+            ));
+        }
+        positive(Field::MinRate, self.min_rate)?;
+        if !self.max_rate_scale.is_finite() {
+            return Err(ConfigError::float(Field::MaxRateScale, Rule::Finite, self.max_rate_scale));
+        }
+        if self.max_rate_scale < 1.0 {
+            return Err(ConfigError::float(Field::MaxRateScale, Rule::AtLeast(1.0), self.max_rate_scale));
+        }
+        Ok(())
+    }
+
+    /// Builds the limiter on the system clock.
+    ///
+    /// # Errors
+    /// A [`ConfigError`] naming the parameter out of range.
+    pub fn build(self) -> Result<AdaptiveLimiter, ConfigError> {
+        self.build_with_clock(StdClock)
+    }
+
+    /// Builds the limiter on `clock` (tokio's, a mock clock in tests,
+    /// virtual time in a simulation).
+    ///
+    /// # Errors
+    /// A [`ConfigError`] naming the parameter out of range.
+    pub fn build_with_clock<K: Clock>(self, clock: K) -> Result<AdaptiveLimiter<K>, ConfigError> {
+        self.validate()?;
+        let origin = clock.now();
+        // As in the AWS SDKs: the curve starts from a rate of 0 at creation,
+        // and the bucket from a rate of 1 per second, unused until enabled.
+        let state = State {
+            meter: RateMeter::new(self.rate_bucket.as_secs_f64(), self.smoothing, 0.0),
+            cubic: Cubic::new(self.scale_constant, self.beta, 0.0, 0.0),
+            bucket: FillBucket::new(1.0, self.min_rate, 0.0),
+            throttles: 0,
+        };
+        Ok(AdaptiveLimiter {
+            inner: Arc::new(Inner {
+                clock,
+                origin,
+                config: self,
+                enabled: AtomicBool::new(false),
+                state: Mutex::new(state),
+                waits: AtomicU64::new(0),
+                waited_nanos: AtomicU64::new(0),
+            }),
+        })
+    }
+}
+
+impl Default for AdaptiveLimiterBuilder {
+    fn default() -> Self {
+        AdaptiveLimiterBuilder::new()
+    }
+}
+
+impl AdaptiveLimiter {
+    /// A limiter with the AWS SDKs' values on the system clock.
+    pub fn new() -> Self {
+        AdaptiveLimiterBuilder::new().build().unwrap_or_else(|_| unreachable!("the defaults are valid"))
+    }
+
+    /// A builder, to change the defaults.
+    pub const fn builder() -> AdaptiveLimiterBuilder {
+        AdaptiveLimiterBuilder::new()
+    }
+}
+
+impl Default for AdaptiveLimiter {
+    fn default() -> Self {
+        AdaptiveLimiter::new()
+    }
+}
+
+impl<K: Clock> Clone for AdaptiveLimiter<K> {
+    fn clone(&self) -> Self {
+        AdaptiveLimiter { inner: Arc::clone(&self.inner) }
+    }
+}
+
+impl<K: Clock> core::fmt::Debug for AdaptiveLimiter<K> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("AdaptiveLimiter").field("metrics", &self.metrics()).finish_non_exhaustive()
+    }
+}
+
+impl<K: Clock> AdaptiveLimiter<K> {
+    /// The parameters it was built with.
+    pub fn config(&self) -> &AdaptiveLimiterBuilder {
+        &self.inner.config
+    }
+
+    /// Seconds since the limiter was built, on its clock.
+    fn now(&self) -> f64 {
+        self.inner.clock.since(self.inner.origin).as_secs_f64()
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        // The state is plain numbers, valid between any two statements: a
+        // panic elsewhere while holding the lock cannot leave it broken.
+        self.inner.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Whether a throttle has turned the limiter on.
+    #[inline]
+    pub fn is_enabled(&self) -> bool {
+        self.inner.enabled.load(Ordering::Acquire)
+    }
+
+    /// Takes a token for an attempt about to be sent, or says how long to
+    /// wait before asking again. Always `Ok` while disabled.
+    #[inline]
+    pub fn try_acquire(&self) -> Result<(), Duration> {
+        if !self.is_enabled() {
+            return Ok(());
+        }
+        self.try_acquire_enabled()
+    }
+
+    fn try_acquire_enabled(&self) -> Result<(), Duration> {
+        let now = self.now();
+        let mut state = self.state();
+        // The wait is rounded up, so that after it the token is there.
+        state.bucket.take(now).map_err(|seconds| {
+            Duration::try_from_secs_f64(seconds)
+                .map_or(Duration::from_secs(1), |d| d.saturating_add(Duration::from_nanos(1)))
+        })
+    }
+
+    /// Takes a token for an attempt, blocking with `sleeper` while there is
+    /// none. Returns at once while disabled.
+    pub fn acquire_blocking<Z: BlockingSleeper + ?Sized>(&self, sleeper: &Z) {
+        let mut waited = Duration::ZERO;
+        while let Err(wait) = self.try_acquire() {
+            sleeper.sleep(wait);
+            waited = waited.saturating_add(wait);
+        }
+        self.count_wait(waited);
+    }
+
+    /// Takes a token for an attempt, waiting on `sleeper` while there is
+    /// none. Dropping the future while it waits takes no token. Ready at
+    /// once while disabled.
+    pub async fn acquire<Z: Sleeper + ?Sized>(&self, sleeper: &Z) {
+        let mut waited = Duration::ZERO;
+        while let Err(wait) = self.try_acquire() {
+            sleeper.sleep(wait).await;
+            waited = waited.saturating_add(wait);
+        }
+        self.count_wait(waited);
+    }
+
+    fn count_wait(&self, waited: Duration) {
+        if !waited.is_zero() {
+            self.inner.waits.fetch_add(1, Ordering::Relaxed);
+            let nanos = u64::try_from(waited.as_nanos()).unwrap_or(u64::MAX);
+            let _ = self.inner.waited_nanos.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |total| {
+                Some(total.saturating_add(nanos))
+            });
+        }
+    }
+
+    /// Records the response to an attempt: `throttled` if the server said
+    /// to slow down. Every response counts toward the measured rate; a
+    /// throttle cuts the fill rate (and turns the limiter on), any other
+    /// response moves it along the curve.
+    pub fn record_response(&self, throttled: bool) {
+        let now = self.now();
+        let scale = self.inner.config.max_rate_scale;
+        let mut state = self.state();
+        let measured = state.meter.record(1, now);
+        let rate = if throttled {
+            let enabled = self.inner.enabled.load(Ordering::Acquire);
+            let sending = if enabled { measured.min(state.bucket.rate()) } else { measured };
+            state.throttles = state.throttles.saturating_add(1);
+            let rate = state.cubic.on_throttle(sending, now);
+            self.inner.enabled.store(true, Ordering::Release);
+            rate
+        } else {
+            state.cubic.on_success(now)
+        };
+        state.bucket.set_rate(rate.min(scale * measured), now);
+    }
+
+    /// A snapshot of the limiter's state now.
+    pub fn metrics(&self) -> LimiterMetrics {
+        let now = self.now();
+        let state = self.state();
+        LimiterMetrics {
+            enabled: self.is_enabled(),
+            fill_rate: state.bucket.rate(),
+            measured_rate: state.meter.rate(),
+            tokens: state.bucket.level(now),
+            capacity: state.bucket.capacity(),
+            throttles: state.throttles,
+            waits: self.inner.waits.load(Ordering::Relaxed),
+            waited: Duration::from_nanos(self.inner.waited_nanos.load(Ordering::Relaxed)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_util::MockClock;
+
+    fn limiter() -> (AdaptiveLimiter<MockClock>, MockClock) {
+        let clock = MockClock::new();
+        (AdaptiveLimiter::builder().build_with_clock(clock.clone()).unwrap(), clock)
+    }
+
+    #[test]
+    fn disabled_until_the_first_throttle() {
+        let (limiter, clock) = limiter();
+        for _ in 0..100 {
+            assert_eq!(limiter.try_acquire(), Ok(()));
+            limiter.record_response(false);
+            clock.advance(Duration::from_millis(10));
+        }
+        assert!(!limiter.metrics().enabled);
+        limiter.record_response(true);
+        assert!(limiter.metrics().enabled);
+    }
+
+    #[test]
+    fn the_fill_rate_is_capped_at_twice_the_measured_rate() {
+        // botocore: a curve at 100 per second with a measured 20 gives 40.
+        let (limiter, clock) = limiter();
+        // 20 responses a second for 10 s: the meter converges to 20.
+        for _ in 0..200 {
+            limiter.record_response(false);
+            clock.advance(Duration::from_millis(50));
+        }
+        let metrics = limiter.metrics();
+        assert!((metrics.measured_rate - 20.0).abs() < 1e-6, "{metrics:?}");
+        // The curve, from 0 at creation, is at 0.4 * 10^3 = 400 by now.
+        assert!((metrics.fill_rate - 40.0).abs() < 1e-6, "{metrics:?}");
+    }
+
+    #[test]
+    fn a_throttle_cuts_to_beta_times_the_measured_rate_and_waits_follow() {
+        let (limiter, clock) = limiter();
+        for _ in 0..200 {
+            limiter.record_response(false);
+            clock.advance(Duration::from_millis(50));
+        }
+        limiter.record_response(true);
+        let metrics = limiter.metrics();
+        assert!(metrics.enabled);
+        // The throttle's response closed no new bucket: measured is still 20.
+        assert!((metrics.fill_rate - 14.0).abs() < 1e-9, "{metrics:?}");
+        assert!((metrics.capacity - 14.0).abs() < 1e-9);
+        // The bucket kept what it had earned, clipped to the new capacity.
+        assert!(metrics.tokens <= metrics.capacity);
+        // Drain it, then the next attempt waits 1 / 14 s.
+        while limiter.try_acquire().is_ok() {}
+        let Err(wait) = limiter.try_acquire() else { unreachable!() };
+        assert!(
+            wait > Duration::ZERO && wait <= Duration::from_secs_f64(1.0 / 14.0) + Duration::from_nanos(1)
+        );
+        clock.advance(wait);
+        assert_eq!(limiter.try_acquire(), Ok(()));
+    }
+
+    #[test]
+    fn the_rate_never_falls_below_the_minimum() {
+        let (limiter, _clock) = limiter();
+        limiter.record_response(true); // measured 0: the rate would be 0
+        let metrics = limiter.metrics();
+        assert_eq!((metrics.fill_rate, metrics.capacity), (0.5, 1.0));
+    }
+
+    #[test]
+    fn bad_parameters_are_named() {
+        let cases = [
+            (AdaptiveLimiter::builder().with_scale_constant(0.0), "scale_constant"),
+            (AdaptiveLimiter::builder().with_beta(1.0), "beta"),
+            (AdaptiveLimiter::builder().with_beta(f64::NAN), "beta"),
+            (AdaptiveLimiter::builder().with_smoothing(1.5), "smoothing"),
+            (AdaptiveLimiter::builder().with_rate_bucket(Duration::ZERO), "rate_bucket"),
+            (AdaptiveLimiter::builder().with_min_rate(-1.0), "min_rate"),
+            (AdaptiveLimiter::builder().with_max_rate_scale(0.5), "max_rate_scale"),
+        ];
+        for (builder, field) in cases {
+            let err = builder.build_with_clock(MockClock::new()).unwrap_err();
+            assert_eq!(err.field().name(), field, "{err}");
+            assert!(err.to_string().starts_with(&format!("invalid {field} ")), "{err}");
+        }
+    }
+
+    #[test]
+    fn it_is_send_and_sync() {
+        fn shared<T: Send + Sync + Clone>() {}
+        shared::<AdaptiveLimiter>();
+    }
+}

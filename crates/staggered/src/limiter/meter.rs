@@ -1,0 +1,106 @@
+//! The send-rate meter of an adaptive limiter: responses counted in
+//! fixed time buckets, smoothed exponentially.
+
+/// Counts responses in buckets of `width` seconds. When a response falls in
+/// a later bucket than the last one, the count so far (that response
+/// included) over the buckets elapsed is the latest rate, and the measured
+/// rate moves toward it by `smoothing`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct RateMeter {
+    /// The bucket width, in seconds (0.5 in the AWS SDKs).
+    width: f64,
+    /// The weight of the latest rate (0.8).
+    smoothing: f64,
+    /// The start of the bucket the count belongs to, in seconds.
+    last_bucket: f64,
+    /// Responses since `last_bucket` began.
+    count: u64,
+    /// The smoothed rate, per second.
+    measured: f64,
+}
+
+impl RateMeter {
+    /// A meter with no responses yet, started at time `now`.
+    pub(crate) fn new(width: f64, smoothing: f64, now: f64) -> Self {
+        // The AWS SDKs start the first bucket at the whole second.
+        RateMeter { width, smoothing, last_bucket: libm::floor(now), count: 0, measured: 0.0 }
+    }
+
+    /// Counts `responses` received at time `now`, and gives the measured rate.
+    pub(crate) fn record(&mut self, responses: u64, now: f64) -> f64 {
+        let bucket = libm::floor(now / self.width) * self.width;
+        self.count = self.count.saturating_add(responses);
+        if bucket > self.last_bucket {
+            let latest = self.count as f64 / (bucket - self.last_bucket);
+            self.measured = latest * self.smoothing + self.measured * (1.0 - self.smoothing);
+            self.count = 0;
+            self.last_bucket = bucket;
+        }
+        self.measured
+    }
+
+    /// The measured rate, per second.
+    pub(crate) const fn rate(&self) -> f64 {
+        self.measured
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The check values of botocore's `TestRateClocker`
+    //! (`tests/unit/retries/test_adaptive.py`).
+    use super::*;
+
+    fn meter() -> RateMeter {
+        RateMeter::new(0.5, 0.8, 0.0)
+    }
+
+    #[test]
+    fn starts_at_zero_and_moves_at_the_next_bucket() {
+        let mut m = meter();
+        assert_eq!(m.rate(), 0.0);
+        assert_eq!(m.record(1, 1.0), 0.8);
+    }
+
+    #[test]
+    fn one_response_a_second_measures_one_per_second() {
+        let mut m = meter();
+        for t in 1..=20 {
+            m.record(1, f64::from(t));
+        }
+        assert!((m.rate() - 1.0).abs() < 1e-6, "{}", m.rate());
+    }
+
+    #[test]
+    fn smoothing_favours_recent_buckets() {
+        let mut m = meter();
+        for t in [1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0] {
+            m.record(1, t);
+        }
+        assert!((1.99..=2.0).contains(&m.rate()), "{}", m.rate());
+        m.record(1, 14.0);
+        assert!((0.1..=2.0).contains(&m.rate()), "{}", m.rate());
+    }
+
+    #[test]
+    fn responses_at_the_same_instant_change_nothing_until_time_moves() {
+        let mut m = meter();
+        for t in [1.0, 1.0, 1.0, 2.0, 3.0] {
+            m.record(1, t);
+        }
+        assert!(m.rate() >= 1.0);
+    }
+
+    #[test]
+    fn responses_are_grouped_per_half_second() {
+        // botocore's test: five responses inside [0, 0.5) leave the rate at
+        // 0; the one at 0.5 closes that bucket with six counted, 6 / 0.5 = 12
+        // per second, of which the smoothing keeps 0.8.
+        let mut m = meter();
+        for t in [0.1, 0.2, 0.3, 0.4, 0.49] {
+            m.record(1, t);
+        }
+        assert_eq!(m.rate(), 0.0);
+        assert_eq!(m.record(1, 0.5), 12.0 * 0.8);
+    }
+}

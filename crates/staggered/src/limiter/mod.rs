@@ -1,0 +1,34 @@
+//! Adaptive rate limiting: a client that is being throttled sends slower.
+//!
+//! # Why a limiter and not only a budget?
+//! A [budget](crate::budget) bounds retries during an outage. A client that
+//! is throttled (HTTP 429, `SlowDown`, `ThrottlingException`, gRPC
+//! `RESOURCE_EXHAUSTED`) has a different problem: it offers more than the
+//! server admits, so every attempt, first attempts included, competes for
+//! too little capacity, and backing off between the retries of one
+//! operation does nothing about the next operation's first attempt. The AWS
+//! SDKs answer that with their "adaptive" retry mode, which
+//! [`AdaptiveLimiter`] offers to any client:
+//!
+//! - It is **disabled** until the first throttled response: until then no
+//!   attempt takes a token or waits.
+//! - It **measures the send rate**: responses counted in half-second
+//!   buckets, smoothed (each new bucket's rate weighs 0.8).
+//! - A **throttle cuts the allowed rate** to 0.7 times the rate at which it
+//!   happened, and from there the rate **grows back along a cubic curve**
+//!   (TCP CUBIC's): quickly while far below the old rate, slowly near it,
+//!   then faster again as it probes above.
+//! - The allowed rate never exceeds twice the measured rate and never falls
+//!   below 0.5 per second; it fills a **token bucket** holding one second of
+//!   it (at least one token) from which **every attempt takes a token**
+//!   before it is sent, waiting when the bucket is empty.
+//!
+//! The result: a throttled fleet settles near the rate the server admits
+//! instead of hammering it and retrying the rejections.
+
+mod adaptive;
+mod bucket;
+mod cubic;
+mod meter;
+
+pub use adaptive::{AdaptiveLimiter, AdaptiveLimiterBuilder, LimiterMetrics};
