@@ -69,6 +69,11 @@ struct Inner<K: Clock> {
     /// Set by the first throttle, never cleared: until then attempts skip the
     /// lock entirely.
     enabled: AtomicBool,
+    /// Successful responses not yet entered into the state (see [`AdaptiveLimiter::settle`]).
+    pending: AtomicU64,
+    /// While disabled, enter the pending responses once there are this many:
+    /// about an eighth of a rate bucket's worth at the measured rate.
+    settle_at: AtomicU64,
     state: Mutex<State>,
     waits: AtomicU64,
     waited_nanos: AtomicU64,
@@ -256,6 +261,8 @@ impl AdaptiveLimiterBuilder {
                 origin,
                 config: self,
                 enabled: AtomicBool::new(false),
+                pending: AtomicU64::new(0),
+                settle_at: AtomicU64::new(1),
                 state: Mutex::new(state),
                 waits: AtomicU64::new(0),
                 waited_nanos: AtomicU64::new(0),
@@ -336,6 +343,9 @@ impl<K: Clock> AdaptiveLimiter<K> {
     fn try_acquire_enabled(&self) -> Result<(), Duration> {
         let now = self.now();
         let mut state = self.state();
+        if self.inner.pending.load(Ordering::Relaxed) >= self.inner.settle_at.load(Ordering::Relaxed) {
+            self.settle(&mut state, now);
+        }
         // The wait is rounded up, so that after it the token is there.
         state.bucket.take(now).map_err(|seconds| {
             Duration::try_from_secs_f64(seconds)
@@ -380,28 +390,69 @@ impl<K: Clock> AdaptiveLimiter<K> {
     /// to slow down. Every response counts toward the measured rate; a
     /// throttle cuts the fill rate (and turns the limiter on), any other
     /// response moves it along the curve.
+    ///
+    /// A throttle is entered at once. Other responses are counted here with
+    /// one atomic add, and entered together, dated when they are entered,
+    /// once about an eighth of a rate bucket's worth has gathered at the
+    /// measured rate: every response at low rates, one batch in many at high
+    /// rates. That keeps the clock and the lock off the path of a successful
+    /// attempt when a client sends fast, at the price of dating a success up
+    /// to an eighth of a bucket late; a throttle and [`metrics`](AdaptiveLimiter::metrics)
+    /// enter whatever has gathered first.
+    #[inline]
     pub fn record_response(&self, throttled: bool) {
-        let now = self.now();
-        let scale = self.inner.config.max_rate_scale;
-        let mut state = self.state();
-        let measured = state.meter.record(1, now);
-        let rate = if throttled {
-            let enabled = self.inner.enabled.load(Ordering::Acquire);
-            let sending = if enabled { measured.min(state.bucket.rate()) } else { measured };
-            state.throttles = state.throttles.saturating_add(1);
-            let rate = state.cubic.on_throttle(sending, now);
-            self.inner.enabled.store(true, Ordering::Release);
-            rate
-        } else {
-            state.cubic.on_success(now)
-        };
-        state.bucket.set_rate(rate.min(scale * measured), now);
+        if throttled {
+            self.record_throttle();
+            return;
+        }
+        let inner = &self.inner;
+        let pending = inner.pending.fetch_add(1, Ordering::Relaxed).wrapping_add(1);
+        if pending >= inner.settle_at.load(Ordering::Relaxed) {
+            let now = self.now();
+            self.settle(&mut self.state(), now);
+        }
     }
 
-    /// A snapshot of the limiter's state now.
+    fn record_throttle(&self) {
+        let now = self.now();
+        let mut state = self.state();
+        self.settle(&mut state, now);
+        let measured = state.meter.record(1, now);
+        let enabled = self.inner.enabled.load(Ordering::Acquire);
+        // Once on, the client sends at most at the fill rate.
+        let sending = if enabled { measured.min(state.bucket.rate()) } else { measured };
+        state.throttles = state.throttles.saturating_add(1);
+        let rate = state.cubic.on_throttle(sending, now);
+        self.set_rate(&mut state, rate, measured, now);
+        self.inner.enabled.store(true, Ordering::Release);
+    }
+
+    /// Enters the successful responses counted since the last time, as if
+    /// they all arrived `now`: the meter counts them, and the fill rate
+    /// follows the curve.
+    fn settle(&self, state: &mut State, now: f64) {
+        let responses = self.inner.pending.swap(0, Ordering::AcqRel);
+        if responses > 0 {
+            let measured = state.meter.record(responses, now);
+            let rate = state.cubic.on_success(now);
+            self.set_rate(state, rate, measured, now);
+            let rate_now = measured.max(state.meter.open_rate(now));
+            let batch = rate_now * self.inner.config.rate_bucket.as_secs_f64() / 8.0;
+            // `as` saturates: NaN and negatives give 0, then 1.
+            self.inner.settle_at.store((batch as u64).max(1), Ordering::Relaxed);
+        }
+    }
+
+    /// The curve's `rate`, never above `max_rate_scale` times the measured rate.
+    fn set_rate(&self, state: &mut State, rate: f64, measured: f64, now: f64) {
+        state.bucket.set_rate(rate.min(self.inner.config.max_rate_scale * measured), now);
+    }
+
+    /// A snapshot of the limiter's state now (counted responses entered).
     pub fn metrics(&self) -> LimiterMetrics {
         let now = self.now();
-        let state = self.state();
+        let mut state = self.state();
+        self.settle(&mut state, now);
         LimiterMetrics {
             enabled: self.is_enabled(),
             fill_rate: state.bucket.rate(),

@@ -26,22 +26,36 @@ impl RateMeter {
         RateMeter { width, smoothing, last_bucket: libm::floor(now), count: 0, measured: 0.0 }
     }
 
-    /// Counts `responses` received at time `now`, and gives the measured rate.
+    /// Counts `responses` (at least 1) received at time `now`, and gives the
+    /// measured rate. The same as that many calls with one response each:
+    /// the first of them closes a finished bucket, the rest start the next.
     pub(crate) fn record(&mut self, responses: u64, now: f64) -> f64 {
         let bucket = libm::floor(now / self.width) * self.width;
-        self.count = self.count.saturating_add(responses);
+        self.count = self.count.saturating_add(1);
         if bucket > self.last_bucket {
             let latest = self.count as f64 / (bucket - self.last_bucket);
             self.measured = latest * self.smoothing + self.measured * (1.0 - self.smoothing);
             self.count = 0;
             self.last_bucket = bucket;
         }
+        self.count = self.count.saturating_add(responses.saturating_sub(1));
         self.measured
     }
 
     /// The measured rate, per second.
     pub(crate) const fn rate(&self) -> f64 {
         self.measured
+    }
+
+    /// The rate of the bucket still open at time `now`, from its count so
+    /// far (0 at its very start): what the next closing will see.
+    pub(crate) fn open_rate(&self, now: f64) -> f64 {
+        let span = now - self.last_bucket;
+        if span > 0.0 {
+            self.count as f64 / span
+        } else {
+            0.0
+        }
     }
 }
 
@@ -89,6 +103,19 @@ mod tests {
             m.record(1, t);
         }
         assert!(m.rate() >= 1.0);
+    }
+
+    #[test]
+    fn a_batch_counts_as_that_many_responses_at_one_instant() {
+        let (mut one_by_one, mut batched) = (meter(), meter());
+        for t in [0.1, 0.3, 0.7, 0.7, 0.7, 1.2] {
+            one_by_one.record(1, t);
+        }
+        batched.record(1, 0.1);
+        batched.record(1, 0.3);
+        batched.record(3, 0.7);
+        batched.record(1, 1.2);
+        assert_eq!(one_by_one, batched);
     }
 
     #[test]
