@@ -298,6 +298,9 @@ mod schedule {
 #[path = "cli/golden.rs"]
 mod golden;
 #[cfg(unix)]
+#[path = "cli/output.rs"]
+mod output;
+#[cfg(unix)]
 #[path = "cli/run.rs"]
 mod run;
 #[path = "cli/simulate.rs"]

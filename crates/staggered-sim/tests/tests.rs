@@ -500,3 +500,60 @@ mod overload {
         assert_eq!("bogus".parse::<OverloadPolicy>(), Err(OverloadError::UnknownPolicy("bogus".into())));
     }
 }
+
+/// Every report is plain data: it serializes with its configuration, and
+/// presents itself in the common shape whose records match its rows.
+mod reports {
+    use std::time::Duration;
+
+    use serde_json::Value;
+    use staggered::Preset;
+    use staggered_sim::{
+        run_contention, run_overload, ContentionConfig, OverloadConfig, OverloadPolicy, Present,
+        ScheduleQuery,
+    };
+
+    #[test]
+    fn a_contention_report_serializes_its_configuration_and_rows() {
+        let config = ContentionConfig::builder().with_clients([5]).with_runs(2).build().unwrap();
+        let report = run_contention(&config);
+        let json = serde_json::to_value(&report).unwrap();
+        assert_eq!(json["config"]["clients"], Value::from(vec![5]));
+        assert_eq!(json["config"]["strategies"][4], "decorrelated");
+        assert_eq!(json["rows"][3]["strategy"], "full");
+        assert_eq!(json["rows"][3]["calls"]["mean"], report.rows()[3].calls.mean);
+        assert_eq!(report.present().records.rows.len(), report.rows().len());
+    }
+
+    #[test]
+    fn an_overload_report_serializes_durations_and_budgets_as_people_write_them() {
+        let config = OverloadConfig::builder()
+            .with_duration(Duration::from_secs(20))
+            .with_policies([OverloadPolicy::Retry, OverloadPolicy::Ratio])
+            .build()
+            .unwrap();
+        let report = run_overload(&config);
+        let json = serde_json::to_value(&report).unwrap();
+        assert_eq!(json["config"]["duration"], "20s");
+        assert_eq!(json["config"]["trigger"]["start"], "10s");
+        assert_eq!(json["config"]["backoff"]["max_attempts"], 3);
+        assert_eq!(json["config"]["token_bucket"]["capacity"], 500);
+        assert_eq!(json["config"]["ratio_budget"]["ttl"], "10s");
+        assert_eq!(json["rows"][1]["policy"], "retry+ratio");
+        assert_eq!(json["rows"][0]["series"]["offered"].as_array().unwrap().len(), 20);
+        let view = report.present();
+        assert_eq!(view.records.rows.len(), 2);
+        assert_eq!(view.chart.unwrap().panels.len(), 2);
+    }
+
+    #[test]
+    fn a_schedule_report_presents_its_samples_as_records() {
+        let report =
+            ScheduleQuery::new(Preset::Standard.backoff()).with_sampling(4, Some(1)).unwrap().report(0);
+        let view = report.present();
+        assert_eq!(view.records.columns, ["sample", "retry", "delay_ms"]);
+        assert_eq!(view.records.rows.len(), 4 * report.rows.len());
+        let json = serde_json::to_value(view.json()).unwrap();
+        assert_eq!(json["retries_shown"], report.rows.len());
+    }
+}

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::{stagger, stdout_of};
 
-/// The published strategies, in SPEC section 8's order.
+/// The published strategies, in the 2015 experiment's order.
 const PUBLISHED: [&str; 5] = ["none", "exponential", "equal", "full", "decorrelated"];
 
 /// `stagger simulate` on the small grid, with `extra` options.
@@ -270,10 +270,10 @@ mod overload {
 
     use super::{stagger, stdout_of, temp_path};
 
-    /// The policies, in the order of the issue and of the output.
+    /// The policies, in the order of the output.
     const POLICIES: [&str; 5] = ["no-retry", "retry", "retry+token-bucket", "retry+ratio", "retry+throttle"];
 
-    /// The issue's bound on amplification after the trigger under a budget.
+    /// The bound on amplification after the trigger under a budget.
     const BOUND: f64 = 1.25;
 
     /// `stagger simulate --scenario overload` with `extra` options.
