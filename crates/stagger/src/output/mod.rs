@@ -5,7 +5,7 @@
 //! As in hyperfine's exporters, the text table and Markdown are one
 //! [`markup`] layout with two syntaxes, CSV writes the records and JSON the
 //! report's document; every exporter is a pure function of the report,
-//! unit-tested beside its code. Only [`print`] and [`write_atomically`]
+//! unit-tested beside its code. Only [`print()`] and [`write_atomically`]
 //! touch the outside world.
 
 mod csv;

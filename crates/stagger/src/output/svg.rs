@@ -184,7 +184,7 @@ where
             series.label(&line.name).legend(move |(x, y)| PathElement::new([(x, y), (x + 24, y)], stroke));
         }
         if line.markers {
-            let fill = ShapeStyle { filled: true, ..stroke };
+            let fill = ShapeStyle { filled: true, stroke_width: 1, ..stroke };
             chart.draw_series(line.points.iter().map(|&point| Circle::new(point, 3, fill)))?;
         }
     }
