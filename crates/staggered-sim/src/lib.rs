@@ -76,6 +76,7 @@ mod contention;
 mod engine;
 mod experiment;
 mod overload;
+mod plain;
 mod rng;
 mod schedule;
 mod summary;

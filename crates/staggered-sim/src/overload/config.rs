@@ -3,12 +3,12 @@
 use std::num::NonZeroUsize;
 use std::time::Duration;
 
-use serde::{Serialize, Serializer};
+use serde::Serialize;
 use staggered::budget::{RatioBudgetBuilder, TokenBucketBuilder};
-use staggered::config::format_duration;
 use staggered::{Backoff, RetryThrottle, Strategy};
 
 use super::{OverloadError, OverloadPolicy};
+use crate::plain;
 
 /// The longest run: a day of simulated time (the per-second series are
 /// kept in memory).
@@ -36,9 +36,9 @@ pub const MAX_ATTEMPTS: f64 = 10.0 * MAX_OPERATIONS;
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Trigger {
-    #[serde(serialize_with = "human")]
+    #[serde(serialize_with = "plain::human")]
     start: Duration,
-    #[serde(serialize_with = "human")]
+    #[serde(serialize_with = "plain::human")]
     end: Duration,
     capacity: f64,
 }
@@ -94,76 +94,27 @@ impl Default for Trigger {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct OverloadConfig {
     pub(super) seed: u64,
-    #[serde(serialize_with = "human")]
+    #[serde(serialize_with = "plain::human")]
     pub(super) duration: Duration,
     pub(super) arrival_rate: f64,
     pub(super) service_rate: f64,
-    #[serde(serialize_with = "human")]
+    #[serde(serialize_with = "plain::human")]
     pub(super) timeout: Duration,
     pub(super) trigger: Option<Trigger>,
     pub(super) error_rate: f64,
     pub(super) policies: Vec<OverloadPolicy>,
-    #[serde(serialize_with = "backoff")]
+    #[serde(serialize_with = "plain::backoff")]
     pub(super) backoff: Backoff,
-    #[serde(serialize_with = "token_bucket")]
+    #[serde(serialize_with = "plain::token_bucket")]
     pub(super) token_bucket: TokenBucketBuilder,
-    #[serde(serialize_with = "ratio_budget")]
+    #[serde(serialize_with = "plain::ratio_budget")]
     pub(super) ratio_budget: RatioBudgetBuilder,
     pub(super) retry_throttle: (u32, f64),
     pub(super) recovery_threshold: f64,
-    #[serde(serialize_with = "human")]
+    #[serde(serialize_with = "plain::human")]
     pub(super) recovery_window: Duration,
     #[serde(skip)]
     pub(super) threads: Option<NonZeroUsize>,
-}
-
-/// A duration as the CLI and config files write it: `100ms`, `1m30s`.
-fn human<S: Serializer>(duration: &Duration, serializer: S) -> Result<S::Ok, S::Error> {
-    serializer.serialize_str(&format_duration(*duration))
-}
-
-/// The schedule's parameters, as `stagger schedule` names them.
-fn backoff<S: Serializer>(b: &Backoff, serializer: S) -> Result<S::Ok, S::Error> {
-    #[derive(Serialize)]
-    struct Parameters {
-        strategy: &'static str,
-        base: String,
-        multiplier: f64,
-        max_delay: String,
-        max_attempts: Option<u32>,
-        deadline: Option<String>,
-    }
-    let parameters = Parameters {
-        strategy: b.strategy().name(),
-        base: format_duration(b.base()),
-        multiplier: b.multiplier(),
-        max_delay: format_duration(b.max_delay()),
-        max_attempts: b.max_attempts(),
-        deadline: b.deadline().map(format_duration),
-    };
-    parameters.serialize(serializer)
-}
-
-/// The token bucket's parameters, from its builder's accessors.
-fn token_bucket<S: Serializer>(b: &TokenBucketBuilder, serializer: S) -> Result<S::Ok, S::Error> {
-    let entries = [
-        ("capacity", b.capacity()),
-        ("retry_cost", b.retry_cost()),
-        ("timeout_cost", b.timeout_cost()),
-        ("throttled_cost", b.throttled_cost()),
-        ("success_refund", b.success_refund()),
-    ];
-    serializer.collect_map(entries)
-}
-
-/// The ratio budget's parameters, from its builder's accessors.
-fn ratio_budget<S: Serializer>(b: &RatioBudgetBuilder, serializer: S) -> Result<S::Ok, S::Error> {
-    use serde::ser::SerializeMap;
-    let mut map = serializer.serialize_map(Some(3))?;
-    map.serialize_entry("retry_percent", &b.retry_percent())?;
-    map.serialize_entry("min_per_sec", &b.min_per_sec())?;
-    map.serialize_entry("ttl", &format_duration(b.ttl()))?;
-    map.end()
 }
 
 impl OverloadConfig {

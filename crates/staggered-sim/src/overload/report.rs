@@ -3,10 +3,11 @@
 
 use std::time::Duration;
 
-use serde::{Serialize, Serializer};
+use serde::Serialize;
 
 use super::model::{Counts, BUCKET};
 use super::{OverloadConfig, OverloadPolicy};
+use crate::plain;
 use crate::units::elapsed;
 
 /// One policy's load, second by second: bucket `i` covers `[i s, i+1 s)` of
@@ -26,7 +27,7 @@ pub struct OverloadSeries {
     /// The mean time from arrival at the server to departure of the attempts
     /// arriving in the second, whether or not their client still waited:
     /// the queue's delay. Zero for a second with no arrival.
-    #[serde(serialize_with = "seconds_each")]
+    #[serde(serialize_with = "plain::seconds_each")]
     pub response_time: Vec<Duration>,
 }
 
@@ -77,7 +78,7 @@ pub struct OverloadRow {
     pub amplification_after: Option<f64>,
     /// When the budget first refused a retry, since the run began: from then
     /// on the budget has drained. `None` if it never refused.
-    #[serde(serialize_with = "seconds")]
+    #[serde(serialize_with = "plain::seconds")]
     pub drained_at: Option<Duration>,
     /// Amplification once the budget has drained, while the overload lasts:
     /// over the whole seconds from the first one starting at or after
@@ -96,7 +97,7 @@ pub struct OverloadRow {
     /// second of `[t, t + recovery_window)` goodput is at least
     /// `recovery_threshold` times the offered load (by default 95% for 5 s).
     /// `None` ("never") if no such window fits in the run.
-    #[serde(serialize_with = "seconds")]
+    #[serde(serialize_with = "plain::seconds")]
     pub recovery_time: Option<Duration>,
     /// The per-second series.
     pub series: OverloadSeries,
@@ -158,16 +159,6 @@ impl OverloadRow {
             },
         }
     }
-}
-
-/// A duration as seconds, as the records write it; `None` as `null`.
-fn seconds<S: Serializer>(duration: &Option<Duration>, serializer: S) -> Result<S::Ok, S::Error> {
-    duration.map(|d| d.as_secs_f64()).serialize(serializer)
-}
-
-/// Durations as seconds.
-fn seconds_each<S: Serializer>(durations: &[Duration], serializer: S) -> Result<S::Ok, S::Error> {
-    serializer.collect_seq(durations.iter().map(Duration::as_secs_f64))
 }
 
 /// Where recovery is counted from: the trigger's end, or 0 without one.
