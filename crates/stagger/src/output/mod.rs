@@ -74,29 +74,19 @@ impl Format {
 
 /// Writes `text` to standard output.
 ///
+/// A standard output closed before `stagger` started (`stagger schedule
+/// >&-`) cannot be detected here: Rust's runtime reopens a closed standard
+/// descriptor on `/dev/null` before `main` (rust-lang/rust#75295), after
+/// which it is indistinguishable from a `/dev/null` a parent gave us, such
+/// as Python's `subprocess.DEVNULL`; the writes succeed, as they would there.
+///
 /// # Errors
-/// When standard output is closed or cannot be written. A closed pipe is an
-/// [`io::ErrorKind::BrokenPipe`] in the chain, which
+/// When standard output cannot be written (a full disk: `> /dev/full`). A
+/// closed pipe is an [`io::ErrorKind::BrokenPipe`] in the chain, which
 /// [`Exit::of_error`](crate::exit::Exit::of_error) treats as success.
 pub fn print(text: &str) -> anyhow::Result<()> {
     let mut out = io::stdout().lock();
-    is_open(&out)
-        .and_then(|()| out.write_all(text.as_bytes()))
-        .and_then(|()| out.flush())
-        .context("cannot write to standard output")
-}
-
-/// Whether standard output is open: Rust's standard library drops writes to
-/// a closed one (`stagger schedule >&-`) without a word, so ask first.
-#[cfg(unix)]
-fn is_open(out: &io::StdoutLock<'_>) -> io::Result<()> {
-    use std::os::fd::AsFd;
-    out.as_fd().try_clone_to_owned().map(drop)
-}
-
-#[cfg(not(unix))]
-fn is_open(_: &io::StdoutLock<'_>) -> io::Result<()> {
-    Ok(())
+    out.write_all(text.as_bytes()).and_then(|()| out.flush()).context("cannot write to standard output")
 }
 
 /// Writes `bytes` to `FILE.tmp` beside `path`, then renames it to `path`:
