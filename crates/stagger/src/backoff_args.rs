@@ -48,7 +48,8 @@ pub struct BackoffArgs {
     pub factor: Option<f64>,
 
     /// Where the cap applies: `delay` (no delay exceeds it) or `interval`
-    /// (before randomizing, as seed 002) [default: delay, or the preset's].
+    /// (before randomizing, as google-http-java-client does) [default:
+    /// delay, or the preset's].
     #[arg(long, value_name = "MODE", value_parser = names::<CapMode>([CapMode::Delay.name(), CapMode::Interval.name()]))]
     pub cap_mode: Option<CapMode>,
 
@@ -189,17 +190,11 @@ impl BackoffArgs {
                 "--cap-mode has no effect on {strategy}: its delays never pass the interval, so both modes agree"
             ));
         }
-        if self.multiplier.is_some() && !uses_multiplier(strategy) {
+        if self.multiplier.is_some() && !strategy.uses_multiplier() {
             warnings.push(format!("--multiplier has no effect on {strategy}"));
         }
         warnings
     }
-}
-
-/// Whether `strategy` reads the multiplier: `constant`, `decorrelated` and
-/// `smooth` do not (see [`staggered::BackoffBuilder`]).
-pub fn uses_multiplier(strategy: Strategy) -> bool {
-    !matches!(strategy, Strategy::Constant | Strategy::Decorrelated | Strategy::Smooth)
 }
 
 #[cfg(test)]

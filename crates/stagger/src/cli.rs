@@ -70,18 +70,19 @@ pub enum Command {
     Run(RunArgs),
     /// Run a published experiment on the simulator: a table, a reading, a chart.
     ///
-    /// With no options, SPEC section 8's contention experiment as published
-    /// in 2015: N = 10, 20, ..., 190 clients race to update one row, with the
-    /// strategies none, exponential, equal, full and decorrelated, 100 runs
-    /// per point. It prints the mean calls per run and completion time of
-    /// every point, then which strategy did the least work and which
-    /// finished first. Times are in the model's abstract time units (a
-    /// message hop takes about 10), not milliseconds. The same seed gives the
-    /// same output on every machine, whatever its number of cores.
+    /// With no options, the contention experiment of the AWS Architecture
+    /// Blog's "Exponential Backoff And Jitter" (2015): N = 10, 20, ..., 190
+    /// clients race to update one row, with the strategies none,
+    /// exponential, equal, full and decorrelated, 100 runs per point. It
+    /// prints the mean calls per run and completion time of every point,
+    /// then which strategy did the least work and which finished first.
+    /// Times are in the model's abstract time units (a message hop takes
+    /// about 10), not milliseconds. The same seed gives the same output on
+    /// every machine, whatever its number of cores.
     ///
-    /// With `--scenario overload`, SPEC section 7's budgets: 700 operations
-    /// a second reach a server of 1000 whose capacity halves from 10 s to
-    /// 15 s; each attempt times out after 100 ms. It compares no retries, 3
+    /// With `--scenario overload`, the case for retry budgets: 700
+    /// operations a second reach a server of 1000 whose capacity halves
+    /// from 10 s to 15 s; each attempt times out after 100 ms. It compares no retries, 3
     /// attempts with full jitter, and the same under each budget (token
     /// bucket, ratio, throttle), and prints per policy the goodput, the
     /// recovery time after the trigger, and the load amplification during

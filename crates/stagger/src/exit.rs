@@ -1,6 +1,7 @@
 //! The exit codes of `stagger`, all in one place, and the usage error that
 //! selects code 2.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::io;
 use std::process::ExitCode;
@@ -101,7 +102,7 @@ pub struct UsageError {
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Blame {
     /// One option, spelled as on the command line (`--multiplier`).
-    Option(&'static str),
+    Option(Cow<'static, str>),
     /// The options together, no single one.
     Options,
     /// A file named by an option, as the user wrote its path.
@@ -110,8 +111,8 @@ enum Blame {
 
 impl UsageError {
     /// The value of `option` (`--base`) is wrong.
-    pub const fn option(option: &'static str) -> Self {
-        UsageError { blame: Blame::Option(option) }
+    pub fn option(option: impl Into<Cow<'static, str>>) -> Self {
+        UsageError { blame: Blame::Option(option.into()) }
     }
 
     /// The options together are wrong, and no single one is to blame.

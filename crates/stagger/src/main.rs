@@ -35,7 +35,12 @@ fn run() -> Exit {
         Ok(cli) => cli,
         Err(err) => {
             // clap writes help and version to stdout and errors to stderr.
-            let _ = err.print();
+            if let Err(io) = err.print().and_then(|()| std::io::Write::flush(&mut std::io::stdout())) {
+                if io.kind() != std::io::ErrorKind::BrokenPipe {
+                    eprintln!("error: cannot write to standard output: {io}");
+                    return Exit::Failure;
+                }
+            }
             return if err.use_stderr() { Exit::Usage } else { Exit::Success };
         }
     };

@@ -300,6 +300,9 @@ mod golden;
 #[path = "cli/install.rs"]
 mod install;
 #[cfg(unix)]
+#[path = "cli/output.rs"]
+mod output;
+#[cfg(unix)]
 #[path = "cli/run.rs"]
 mod run;
 #[path = "cli/simulate.rs"]

@@ -1,4 +1,4 @@
-//! Times the full published grid of SPEC section 8 (19 client counts x 5
+//! Times the full published grid of the 2015 experiment (19 client counts x 5
 //! strategies x 100 runs) and prints the points at N = 100 next to the
 //! published means.
 //!

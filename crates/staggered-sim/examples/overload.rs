@@ -1,4 +1,4 @@
-//! Runs the overload scenario (the defaults: 700 requests per second
+//! Runs the overload scenario (its defaults: 700 requests per second
 //! on a server of 1000 whose capacity halves from 10 s to 15 s, 60 s
 //! simulated) for every policy, and prints the per-policy table and the
 //! wall time.

@@ -1,9 +1,9 @@
 //! A minimal discrete-event engine: a virtual clock and a queue of future
 //! events.
 //!
-//! Time is an `f64` count of abstract *time units* (SPEC section 8's unit; the
-//! scenarios read one unit as one millisecond when they talk to the library's
-//! `Duration`s). Events come out in order of time, and events scheduled for
+//! Time is an `f64` count of abstract *time units* (the 2015 contention
+//! experiment's unit; the scenarios read one unit as one millisecond when
+//! they talk to the library's `Duration`s). Events come out in order of time, and events scheduled for
 //! the same instant come out in the order they were scheduled, so a run never
 //! depends on how the heap happens to break ties.
 

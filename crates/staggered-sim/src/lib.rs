@@ -10,7 +10,7 @@
 //! ```
 //! use staggered_sim::{run_contention, ContentionConfig};
 //!
-//! // SPEC section 8 at N = 100, with 10 runs instead of 100 to stay quick.
+//! // The 2015 experiment at N = 100, with 10 runs instead of 100 to stay quick.
 //! let config = ContentionConfig::builder().with_clients([100]).with_runs(10).build()?;
 //! let report = run_contention(&config);
 //! for row in report.rows() {
@@ -23,20 +23,37 @@
 //! ```
 //!
 //! # Scenarios
-//! - **contention** (SPEC section 8, AWS 2015): N clients race to update one
-//!   row under optimistic concurrency; a point is the mean calls and
-//!   completion time over independent runs. [`ContentionConfig`] (validated,
-//!   defaults = the published grid), [`run_contention`],
-//!   [`ContentionReport`], and [`Reading`] for the one-line verdict. The
-//!   exact reading of the model is documented on [`run_contention`] (events)
-//!   and [`ContentionStrategy::backoff`] (backoff parameters).
-//! - **overload** (SPEC section 7, budgets): a server at 70% load loses half
-//!   its capacity for 5 s; clients time out and retry. Without a budget the
-//!   retries keep it down after the trigger (a metastable failure); each of
-//!   the library's budgets lets it recover. [`OverloadConfig`] (validated,
-//!   defaults = the issue's scenario), [`run_overload`] (the model, exactly),
-//!   [`OverloadPolicy`], and [`OverloadReport`] with per-second [`OverloadSeries`]
-//!   for charts.
+//! Each scenario is one module: a validated configuration with its defaults
+//! and errors that name the parameter, the run, a report as plain data
+//! (`serde::Serialize`), its reading (the sentences under the table), and
+//! its presentation in the common [`view`] shape, which the `stagger` CLI
+//! exports as a text table, CSV, JSON, Markdown or SVG. Every configuration
+//! is an [`Experiment`] (it knows its [`Work`] and runs with [`Progress`]);
+//! every report is [`Present`].
+//!
+//! - **contention** (the AWS Architecture Blog's "Exponential Backoff And
+//!   Jitter", 2015): N clients race to update one row under optimistic
+//!   concurrency; a point is the mean calls and completion time over
+//!   independent runs. [`ContentionConfig`] (validated, defaults = the
+//!   published grid), [`run_contention`], [`ContentionReport`], and
+//!   [`Reading`] for the one-line verdict. The exact reading of the model is
+//!   documented on [`run_contention`] (events) and
+//!   [`ContentionStrategy::backoff`] (backoff parameters).
+//! - **overload** (retry budgets, as in Finagle, the AWS SDKs and gRPC): a
+//!   server at 70% load loses half its capacity for 5 s; clients time out
+//!   and retry. Without a budget the retries keep it down after the trigger
+//!   (a metastable failure); each of the library's budgets lets it recover.
+//!   [`OverloadConfig`] (validated, defaults = that story), [`run_overload`]
+//!   (the model, exactly), [`OverloadPolicy`], and [`OverloadReport`] with
+//!   per-second [`OverloadSeries`] for charts.
+//!
+//! A new scenario is a module beside these two, with the same five parts.
+//!
+//! # Schedule reports
+//! [`ScheduleQuery`] and [`ScheduleReport`] report on one schedule as
+//! `stagger schedule` shows it: each retry's interval and the range and
+//! median of its delay, the worst-case total wait, and sampled sequences
+//! with their percentiles; presented in the same [`view`] shape.
 //!
 //! # Engine and determinism
 //! [`Engine`] is a virtual clock and a binary heap of events ordered by (time,
@@ -57,20 +74,29 @@
 
 mod contention;
 mod engine;
+mod experiment;
 mod overload;
-mod reading;
-mod report;
+mod plain;
 mod rng;
+mod schedule;
+mod summary;
 pub mod units;
+pub mod view;
 
 pub use contention::{
-    run_contention, run_contention_with_progress, ContentionConfig, ContentionConfigBuilder, ContentionError,
-    ContentionStrategy, RunOutcome, MAX_CLIENTS,
+    run_contention, ContentionConfig, ContentionConfigBuilder, ContentionError, ContentionReport,
+    ContentionRow, ContentionStrategy, Place, Ranking, Reading, RunOutcome, MAX_CLIENTS, MAX_CLIENT_PAIRS,
+    MAX_TOTAL_RUNS, NOISE_Z, PUBLISHED_CLIENTS,
 };
 pub use engine::Engine;
+pub use experiment::{Experiment, Present, Progress, Work};
 pub use overload::{
-    run_overload, run_overload_with_progress, OverloadConfig, OverloadConfigBuilder, OverloadError,
-    OverloadPolicy, OverloadReport, OverloadRow, OverloadSeries, Trigger, MAX_DURATION, MAX_OPERATIONS,
+    run_overload, OverloadConfig, OverloadConfigBuilder, OverloadError, OverloadPolicy, OverloadReport,
+    OverloadRow, OverloadSeries, Trigger, MAX_ATTEMPTS, MAX_DURATION, MAX_OPERATIONS,
 };
-pub use reading::{Place, Ranking, Reading, NOISE_Z};
-pub use report::{ContentionReport, ContentionRow, Summary};
+pub use schedule::{
+    Median, RetryRow, SampledStats, Samples, Sampling, SamplingError, ScheduleQuery, ScheduleReport,
+    WorstCase, ESTIMATE_SEED, ESTIMATE_SEQUENCES, EXACT_SUM_RETRIES, MAX_SAMPLED_DELAYS, MAX_SHOWN_RETRIES,
+    UNLIMITED_SHOWN_RETRIES,
+};
+pub use summary::Summary;

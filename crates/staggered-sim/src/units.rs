@@ -1,7 +1,7 @@
 //! The model's abstract time units and the library's `Duration`s.
 //!
-//! SPEC section 8 measures time in unitless "time units" (a hop takes about
-//! 10). The library's schedules speak `Duration`, so the simulator reads one
+//! The 2015 contention experiment measures time in unitless "time units" (a
+//! hop takes about 10). The library's schedules speak `Duration`, so the simulator reads one
 //! time unit as one millisecond on the way in and on the way out. The choice
 //! is arbitrary and invisible in the results: every delay is in the same unit.
 

@@ -1,7 +1,7 @@
 //! Integration tests of the simulator: one binary, one module per concern.
 
 mod reproduction {
-    //! SPEC section 8: the simulation reproduces the published means at
+    //! The 2015 experiment: the simulation reproduces the published means at
     //! N = 100, and the published conclusions.
     //!
     //! # Tolerance
@@ -42,7 +42,7 @@ mod reproduction {
     /// Relative margin for the published figures' rounding and reading.
     const MARGIN: f64 = 0.005;
 
-    /// SPEC section 8's figures at N = 100: (strategy, calls, time).
+    /// The 2015 figures at N = 100: (strategy, calls, time).
     const PUBLISHED: [(&str, f64, f64); 5] = [
         ("none", 2421.0, 2027.0),
         ("exponential", 1853.0, 62862.0),
@@ -293,7 +293,7 @@ mod overload {
     //! the library's budgets lets the server recover, keeps amplification at
     //! or below 1.25x once drained, and costs nothing when failures are rare.
     //!
-    //! Every claim is checked on the scenario itself (60 s, all five
+    //! Every claim is checked on the default scenario itself (60 s, all five
     //! policies): all five take about 0.4 s in a debug build. Over seeds 0 to
     //! 39 (release), `retry` never recovered, the token bucket and the
     //! throttle recovered in 3 to 4 s, the ratio budget in 12 to 15 s, and
@@ -324,7 +324,7 @@ mod overload {
     const BUDGETS: [OverloadPolicy; 3] =
         [OverloadPolicy::TokenBucket, OverloadPolicy::Ratio, OverloadPolicy::Throttle];
 
-    /// The scenario, simulated once for the tests of this module.
+    /// The default scenario, simulated once for the tests of this module.
     fn scenario() -> &'static OverloadReport {
         static REPORT: OnceLock<OverloadReport> = OnceLock::new();
         REPORT.get_or_init(|| run_overload(&OverloadConfig::default()))
@@ -452,13 +452,19 @@ mod overload {
         let unbounded = Backoff::builder(Strategy::Full).without_max_attempts().build().unwrap();
         let cases = [
             (b().with_duration(Duration::from_millis(999)), "invalid duration 999ms"),
-            (b().with_duration(secs(100_000)), "invalid duration 100000s"),
+            (b().with_duration(secs(100_000)), "invalid duration 27h46m40s: must be between 1s and 24h"),
             (b().with_arrival_rate(0.0), "invalid arrival-rate 0"),
             (b().with_arrival_rate(f64::NAN), "invalid arrival-rate NaN"),
             (b().with_service_rate(-1.0), "invalid service-rate -1"),
-            (b().with_timeout(Duration::ZERO), "invalid timeout 0ns"),
-            (b().with_trigger(Trigger::new(secs(15), secs(10), 0.5)), "invalid trigger 15s..10s"),
-            (b().with_trigger(Trigger::new(secs(50), secs(61), 0.5)), "invalid trigger 50s..61s"),
+            (b().with_timeout(Duration::ZERO), "invalid timeout 0s"),
+            (
+                b().with_trigger(Trigger::new(secs(15), secs(10), 0.5)),
+                "invalid trigger 15s..10s: must start before it ends",
+            ),
+            (
+                b().with_trigger(Trigger::new(secs(50), secs(61), 0.5)),
+                "invalid trigger 50s..1m1s: ends after the run's duration, 1m",
+            ),
             (b().with_trigger(Trigger::new(secs(10), secs(15), 0.0)), "invalid trigger-capacity 0"),
             (b().with_error_rate(1.01), "invalid error-rate 1.01"),
             (b().with_policies([]), "invalid policies: give at least one"),
@@ -469,12 +475,18 @@ mod overload {
             (b().with_backoff(unbounded), "invalid backoff"),
             (
                 b().with_ratio_budget(RatioBudgetBuilder::new().with_ttl(secs(0))),
-                "invalid budget for retry+ratio: invalid ttl",
+                "invalid budget for retry+ratio",
             ),
-            (b().with_retry_throttle(0, 0.1), "invalid budget for retry+throttle: invalid max_tokens"),
+            (b().with_retry_throttle(0, 0.1), "invalid budget for retry+throttle"),
             (b().with_recovery(0.0, secs(5)), "invalid recovery-threshold 0"),
             (b().with_recovery(0.95, Duration::from_millis(5500)), "invalid recovery-window 5.5s"),
             (b().with_arrival_rate(1e7).with_duration(secs(60)), "invalid arrival-rate and duration"),
+            (
+                b().with_arrival_rate(1e6)
+                    .with_duration(secs(60))
+                    .with_backoff(Backoff::builder(Strategy::Full).with_max_attempts(100).build().unwrap()),
+                "invalid backoff: the operations expected times max_attempts could be 6000000000 attempts",
+            ),
         ];
         for (builder, message) in cases {
             let err = builder.build().unwrap_err().to_string();
@@ -482,7 +494,66 @@ mod overload {
         }
         let err = b().with_retry_throttle(10, 20.0).build().unwrap_err();
         assert!(matches!(err, OverloadError::Budget { policy: OverloadPolicy::Throttle, .. }), "{err:?}");
-        assert!(std::error::Error::source(&err).is_some());
+        let source = std::error::Error::source(&err).expect("the library's reason").to_string();
+        assert!(source.starts_with("invalid token_ratio 20"), "{source}");
+        assert_eq!(err.parameter(), "throttle-token-ratio");
         assert_eq!("bogus".parse::<OverloadPolicy>(), Err(OverloadError::UnknownPolicy("bogus".into())));
+    }
+}
+
+/// Every report is plain data: it serializes with its configuration, and
+/// presents itself in the common shape whose records match its rows.
+mod reports {
+    use std::time::Duration;
+
+    use serde_json::Value;
+    use staggered::Preset;
+    use staggered_sim::{
+        run_contention, run_overload, ContentionConfig, OverloadConfig, OverloadPolicy, Present,
+        ScheduleQuery,
+    };
+
+    #[test]
+    fn a_contention_report_serializes_its_configuration_and_rows() {
+        let config = ContentionConfig::builder().with_clients([5]).with_runs(2).build().unwrap();
+        let report = run_contention(&config);
+        let json = serde_json::to_value(&report).unwrap();
+        assert_eq!(json["config"]["clients"], Value::from(vec![5]));
+        assert_eq!(json["config"]["strategies"][4], "decorrelated");
+        assert_eq!(json["rows"][3]["strategy"], "full");
+        assert_eq!(json["rows"][3]["calls"]["mean"], report.rows()[3].calls.mean);
+        assert_eq!(report.present().records.rows.len(), report.rows().len());
+    }
+
+    #[test]
+    fn an_overload_report_serializes_durations_and_budgets_as_people_write_them() {
+        let config = OverloadConfig::builder()
+            .with_duration(Duration::from_secs(20))
+            .with_policies([OverloadPolicy::Retry, OverloadPolicy::Ratio])
+            .build()
+            .unwrap();
+        let report = run_overload(&config);
+        let json = serde_json::to_value(&report).unwrap();
+        assert_eq!(json["config"]["duration"], "20s");
+        assert_eq!(json["config"]["trigger"]["start"], "10s");
+        assert_eq!(json["config"]["backoff"]["max_attempts"], 3);
+        assert_eq!(json["config"]["token_bucket"]["capacity"], 500);
+        assert_eq!(json["config"]["ratio_budget"]["ttl"], "10s");
+        assert_eq!(json["rows"][1]["policy"], "retry+ratio");
+        assert_eq!(json["rows"][0]["series"]["offered"].as_array().unwrap().len(), 20);
+        let view = report.present();
+        assert_eq!(view.records.rows.len(), 2);
+        assert_eq!(view.chart.unwrap().panels.len(), 2);
+    }
+
+    #[test]
+    fn a_schedule_report_presents_its_samples_as_records() {
+        let report =
+            ScheduleQuery::new(Preset::Standard.backoff()).with_sampling(4, Some(1)).unwrap().report(0);
+        let view = report.present();
+        assert_eq!(view.records.columns, ["sample", "retry", "delay_ms"]);
+        assert_eq!(view.records.rows.len(), 4 * report.rows.len());
+        let json = serde_json::to_value(view.json()).unwrap();
+        assert_eq!(json["retries_shown"], report.rows.len());
     }
 }

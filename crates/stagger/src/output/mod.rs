@@ -1,16 +1,27 @@
-//! What every command shares to show its results: the output formats, plain
-//! text and Markdown tables, and writing to standard output.
+//! What every command shares to show its results: the output formats, one
+//! [`Exporter`] per format over the common report shape
+//! ([`staggered_sim::view::Report`]), the chart, and writing.
+//!
+//! As in hyperfine's exporters, the text table and Markdown are one
+//! [`markup`] layout with two syntaxes, CSV writes the records and JSON the
+//! report's document; every exporter is a pure function of the report,
+//! unit-tested beside its code. Only [`print()`] and [`write_atomically`]
+//! touch the outside world.
 
-mod grid;
+mod csv;
+mod markup;
+mod svg;
 
+use std::ffi::OsString;
 use std::io::{self, Write};
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
+use staggered_sim::view::Report;
 
-pub use grid::Grid;
+pub use svg::render as chart;
 
-/// The output formats of `--format`. A command turns its report into one of
-/// them with pure functions, which are unit-tested; only [`print()`] writes.
+/// The output formats of `--format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
     /// An aligned text table, for a person.
@@ -23,13 +34,116 @@ pub enum Format {
     Markdown,
 }
 
+/// Turns a report into the text of one format.
+pub trait Exporter {
+    /// The report in this format.
+    ///
+    /// # Errors
+    /// Only if serialization fails, which the report's plain values rule out.
+    fn export(&self, report: &Report) -> anyhow::Result<String>;
+}
+
+/// JSON: the report's document, pretty-printed, ending in a newline.
+struct Json;
+
+impl Exporter for Json {
+    fn export(&self, report: &Report) -> anyhow::Result<String> {
+        Ok(serde_json::to_string_pretty(&report.json())? + "\n")
+    }
+}
+
+impl Format {
+    /// The exporter of this format.
+    pub fn exporter(self) -> &'static dyn Exporter {
+        match self {
+            Format::Table => &markup::Text,
+            Format::Csv => &csv::Csv,
+            Format::Json => &Json,
+            Format::Markdown => &markup::Markdown,
+        }
+    }
+
+    /// `report` in this format.
+    ///
+    /// # Errors
+    /// Only if serialization fails.
+    pub fn render(self, report: &Report) -> anyhow::Result<String> {
+        self.exporter().export(report)
+    }
+}
+
 /// Writes `text` to standard output.
 ///
+/// A standard output closed before `stagger` started (`stagger schedule
+/// >&-`) cannot be detected here: Rust's runtime reopens a closed standard
+/// descriptor on `/dev/null` before `main` (rust-lang/rust#75295), after
+/// which it is indistinguishable from a `/dev/null` a parent gave us, such
+/// as Python's `subprocess.DEVNULL`; the writes succeed, as they would there.
+///
 /// # Errors
-/// When standard output cannot be written; a closed pipe is an
-/// [`io::ErrorKind::BrokenPipe`] in the chain, which
+/// When standard output cannot be written (a full disk: `> /dev/full`). A
+/// closed pipe is an [`io::ErrorKind::BrokenPipe`] in the chain, which
 /// [`Exit::of_error`](crate::exit::Exit::of_error) treats as success.
 pub fn print(text: &str) -> anyhow::Result<()> {
     let mut out = io::stdout().lock();
     out.write_all(text.as_bytes()).and_then(|()| out.flush()).context("cannot write to standard output")
+}
+
+/// Writes `bytes` to `FILE.tmp` beside `path`, then renames it to `path`:
+/// a reader never sees half a file, and a failure leaves the old one (and
+/// no `.tmp`) behind.
+///
+/// # Errors
+/// When the file cannot be written or renamed.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let mut temporary = OsString::from(path.as_os_str());
+    temporary.push(".tmp");
+    let temporary = PathBuf::from(temporary);
+    let result = std::fs::write(&temporary, bytes).and_then(|()| std::fs::rename(&temporary, path));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&temporary);
+    }
+    result
+}
+
+/// A small report in every part, for the exporters' tests.
+#[cfg(test)]
+pub mod fixtures {
+    use staggered_sim::view::{Report, Table, Value};
+
+    /// Two parameters, a titled table, a record table and a note.
+    pub fn report() -> Report {
+        let mut grid =
+            Table::new(Some("Mean calls per run over 2 runs".to_owned()), ["clients", "none", "full"]);
+        grid.push([Value::from(10_u32), "25".into(), "16".into()]);
+        grid.push([Value::from(20_u32), "90".into(), "41".into()]);
+        let mut records = Table::new(None, ["clients", "strategy", "mean_calls", "note"]);
+        records.push([Value::from(10_u32), "none".into(), Value::from(25.0), Value::Null]);
+        records.push([Value::from(20_u32), "full".into(), Value::from(40.75), "a, \"b\"".into()]);
+        Report {
+            parameters: vec![("scenario".into(), "test".into()), ("runs".into(), "2 per point".into())],
+            tables: vec![grid],
+            notes: vec!["full did the least work.".to_owned()],
+            records,
+            document: None,
+            chart: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_is_the_records_as_objects_unless_there_is_a_document() {
+        let mut report = fixtures::report();
+        let text = Format::Json.render(&report).unwrap();
+        assert!(text.starts_with(
+            "[\n  {\n    \"clients\": 10,\n    \"strategy\": \"none\",\n    \"mean_calls\": 25.0,"
+        ));
+        assert!(text.ends_with("]\n"), "{text}");
+        report.document = Some(staggered_sim::view::Value::Int(3));
+        assert_eq!(Format::Json.render(&report).unwrap(), "3\n");
+    }
 }

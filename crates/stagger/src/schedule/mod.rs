@@ -1,22 +1,20 @@
 //! `stagger schedule`: show what a schedule does, retry by retry.
 //!
 //! The options become a [`ScheduleConfig`] (validated, typed) before anything
-//! is computed; the config becomes a [`ScheduleReport`] (pure, given a seed);
-//! an exporter turns the report into text. Only [`execute`] touches the
-//! outside world: OS entropy for an unseeded sample, stderr for warnings,
-//! stdout for the result.
+//! is computed: the simulator's [`ScheduleQuery`](staggered_sim::ScheduleQuery),
+//! which becomes a report (pure, given a seed) presented in the common
+//! report shape that every command's exporters turn into text. Only
+//! [`execute`] touches the outside world: OS entropy for an unseeded sample,
+//! stderr for warnings, stdout for the result.
 
 mod args;
 mod config;
-mod export;
-mod report;
-mod sampling;
 
 use staggered::{FastRng, Rng};
+use staggered_sim::Present;
 
 pub use args::ScheduleArgs;
 use config::ScheduleConfig;
-use report::ScheduleReport;
 
 use crate::exit::Exit;
 use crate::output::{self, Format};
@@ -30,7 +28,7 @@ pub fn execute(args: &ScheduleArgs) -> anyhow::Result<Exit> {
     for warning in &config.warnings {
         eprintln!("warning: {warning}");
     }
-    let report = ScheduleReport::build(&config, FastRng::from_entropy().next_u64());
+    let report = config.query.report(FastRng::from_entropy().next_u64());
     if config.format == Format::Csv {
         // CSV has no room for notes; the table's notes go to stderr instead.
         match report.total_retries {
@@ -44,6 +42,6 @@ pub fn execute(args: &ScheduleArgs) -> anyhow::Result<Exit> {
             Some(_) => {}
         }
     }
-    output::print(&export::render(&report, config.format)?)?;
+    output::print(&config.format.render(&report.present())?)?;
     Ok(Exit::Success)
 }

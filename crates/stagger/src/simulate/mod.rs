@@ -1,43 +1,109 @@
-//! `stagger simulate`: run a published experiment on the simulator and show
-//! what it found.
+//! `stagger simulate`: run one of the simulator's scenarios and show what it
+//! found.
 //!
-//! The options become a [`SimulateConfig`] (validated, typed) before anything
-//! runs; the scenario turns its results into something that implements
-//! [`Results`]: a
-//! [`SimulationReport`](report::SimulationReport) of points for
-//! [`contention`], which the shared exporters and chart read, or
-//! [`OverloadResults`](overload::OverloadResults), a row per policy with
-//! per-second series, with exporters and a chart of its own. Pure exporters
-//! turn either into text or SVG. Only [`execute`] touches the outside world:
-//! warnings and the progress bar on stderr, the chart's file and stdout.
+//! The simulator owns every scenario end to end: its validated
+//! configuration, the run, the report, its reading, and its presentation in
+//! the common report shape. Here are only the flags (the shared ones on
+//! [`SimulateArgs`], and one flag group per scenario that builds that
+//! scenario's configuration), then one path for every scenario: run with a
+//! progress bar, write the chart, export the report.
 //!
-//! A new scenario is a variant of [`Scenario`](args::Scenario) and of
-//! [`Experiment`], and a module like [`contention`] that configures it from
-//! the options and reports it as points (or as results of its own, like
-//! [`overload`]).
+//! A new scenario is a module beside [`contention`] (its flag group and its
+//! `configure`), a variant of [`Scenario`], a field of [`SimulateArgs`], and
+//! a line in [`execute`] and in [`check_foreign`].
 
-mod args;
-mod config;
 mod contention;
-mod export;
 mod overload;
-mod plot;
 mod progress;
-mod report;
 
-use std::ffi::OsString;
-use std::fs;
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
+use anyhow::{anyhow, Context};
+use staggered_sim::{view, Experiment, Present};
 
-pub use args::SimulateArgs;
-use config::{Experiment, SimulateConfig};
-use progress::Progress;
-use report::Results;
+use crate::exit::{Exit, UsageError};
+use crate::output::{self, Format};
 
-use crate::exit::Exit;
-use crate::output;
+/// The scenarios `stagger simulate` can run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Scenario {
+    /// N clients race to update one row with optimistic concurrency (the AWS
+    /// Architecture Blog's "Exponential Backoff And Jitter" experiment, 2015).
+    Contention,
+    /// A server at 70% load loses half its capacity for 5 s while clients
+    /// time out and retry, with no budget or under each of the library's
+    /// budgets.
+    Overload,
+}
+
+impl Scenario {
+    /// The name, as `--scenario` takes it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Scenario::Contention => "contention",
+            Scenario::Overload => "overload",
+        }
+    }
+}
+
+/// The options of `stagger simulate` (its help text is on
+/// [`Command::Simulate`](crate::cli::Command::Simulate)): those every
+/// scenario reads, then each scenario's flag group.
+#[derive(Debug, Clone, clap::Args)]
+pub struct SimulateArgs {
+    /// The experiment to run.
+    #[arg(long, value_name = "NAME", value_enum, default_value_t = Scenario::Contention)]
+    pub scenario: Scenario,
+
+    /// Seed of every run's generators: the same seed gives the same output on
+    /// every machine, whatever its number of cores [default: 2015].
+    #[arg(long, value_name = "S", allow_negative_numbers = true)]
+    pub seed: Option<u64>,
+
+    /// The backoff base. contention: a positive number of time units, in the
+    /// 2015 convention (the exponential family's first ceiling is 2 x base,
+    /// decorrelated's sleep starts at base) [default: 5]. overload: a
+    /// duration, the first retry's ceiling [default: 100ms].
+    #[arg(long, value_name = "UNITS|DUR", allow_hyphen_values = true)]
+    pub base: Option<String>,
+
+    /// The backoff cap, at least every strategy's first delay. contention: a
+    /// number of time units [default: 2000]. overload: a duration, the
+    /// max_delay [default: 1s].
+    #[arg(long, value_name = "UNITS|DUR", allow_hyphen_values = true)]
+    pub cap: Option<String>,
+
+    /// The output format.
+    #[arg(long, value_name = "FORMAT", value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+
+    /// Also write a chart to FILE.svg. contention: calls and completion time
+    /// against the client count, one line per strategy. overload: offered
+    /// load, server arrivals and goodput per second, one panel per policy.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+
+    /// `--scenario contention`'s options.
+    #[command(flatten)]
+    pub contention: contention::Flags,
+
+    /// `--scenario overload`'s options.
+    #[command(flatten)]
+    pub overload: overload::Flags,
+}
+
+/// The flags of a flag group that were given, as typed (`--arrival-rate`):
+/// the field name, kebab-cased, as clap derives the flag.
+macro_rules! given {
+    ($flags:expr; $($field:ident),+ $(,)?) => {
+        [$((stringify!($field), $flags.$field.is_some())),+]
+            .into_iter()
+            .filter(|&(_, given)| given)
+            .map(|(field, _)| format!("--{}", field.replace('_', "-")))
+            .collect::<Vec<String>>()
+    };
+}
+use given;
 
 /// Runs `stagger simulate` with `args`.
 ///
@@ -45,36 +111,107 @@ use crate::output;
 /// A usage error for bad options, or the failure to write the chart or
 /// standard output.
 pub fn execute(args: &SimulateArgs) -> anyhow::Result<Exit> {
-    let config = SimulateConfig::from_args(args)?;
-    for warning in &config.warnings {
-        eprintln!("warning: {warning}");
+    check_foreign(args)?;
+    if let Some(path) = &args.plot {
+        check_plot_path(path).context(UsageError::option("--plot"))?;
     }
-    let progress = Progress::on_stderr(config.experiment.unit());
-    let update = |done, total| progress.update(done, total);
-    let results: Box<dyn Results> = match &config.experiment {
-        Experiment::Contention(contention) => Box::new(contention::simulate(contention, &update)),
-        Experiment::Overload(setup) => Box::new(overload::simulate(setup, &update)),
+    let report = match args.scenario {
+        Scenario::Contention => simulate(contention::configure(args)?),
+        Scenario::Overload => simulate(overload::configure(args)?),
     };
-    progress.finish();
-    if let Some(path) = &config.plot {
+    if let Some(path) = &args.plot {
         // Before stdout, so a reader that stops early (`| head`) still gets it.
-        write_atomically(path, results.chart()?.as_bytes())
+        let chart = report.chart.as_ref().ok_or_else(|| anyhow!("this scenario has no chart"))?;
+        output::write_atomically(path, output::chart(chart)?.as_bytes())
             .with_context(|| format!("cannot write the chart to {}", path.display()))?;
     }
-    output::print(&results.render(config.format)?)?;
+    output::print(&args.format.render(&report)?)?;
     Ok(Exit::Success)
 }
 
-/// Writes `bytes` to `FILE.tmp` beside `path`, then renames it to `path`:
-/// a reader never sees half a chart, and a failure leaves the old one (and
-/// no `.tmp`) behind.
-fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let mut temporary = OsString::from(path.as_os_str());
-    temporary.push(".tmp");
-    let temporary = PathBuf::from(temporary);
-    let result = fs::write(&temporary, bytes).and_then(|()| fs::rename(&temporary, path));
-    if result.is_err() {
-        let _ = fs::remove_file(&temporary);
+/// Warns of the options that change nothing, runs the experiment with a
+/// progress bar, and presents its report.
+fn simulate<E: Experiment>((experiment, warnings): (E, Vec<String>)) -> view::Report {
+    for warning in warnings {
+        eprintln!("warning: {warning}");
     }
-    result
+    progress::run(&experiment).present()
+}
+
+/// Refuses an option of another scenario than the one chosen: it would be
+/// ignored, and the user would read results they did not ask for.
+fn check_foreign(args: &SimulateArgs) -> anyhow::Result<()> {
+    let groups =
+        [(Scenario::Contention, args.contention.given()), (Scenario::Overload, args.overload.given())];
+    for (owner, given) in groups {
+        if let Some(flag) = given.first().filter(|_| owner != args.scenario) {
+            return Err(anyhow!(
+                "{flag} is an option of --scenario {}; it does not apply to --scenario {}",
+                owner.name(),
+                args.scenario.name()
+            ))
+            .context(UsageError::options());
+        }
+    }
+    Ok(())
+}
+
+/// The chart is SVG only, and its directory must exist: better to say so
+/// before a long simulation than after it.
+fn check_plot_path(path: &Path) -> anyhow::Result<()> {
+    let is_svg = path.extension().is_some_and(|ext| ext.eq_ignore_ascii_case("svg"));
+    if !is_svg {
+        return Err(anyhow!("{} does not end in .svg: the chart is written as SVG", path.display()));
+    }
+    let dir = path.parent().filter(|dir| !dir.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    if !dir.is_dir() {
+        return Err(anyhow!("the directory {} does not exist", dir.display()));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::{Args, Command, Parser};
+
+    /// `stagger simulate`'s options alone, to parse them as the CLI does.
+    #[derive(Debug, Parser)]
+    pub struct Options {
+        #[command(flatten)]
+        pub args: SimulateArgs,
+    }
+
+    /// `stagger simulate OPTIONS`, parsed.
+    pub fn parse(options: &[&str]) -> SimulateArgs {
+        Options::try_parse_from(["simulate"].iter().chain(options)).expect("clap accepts").args
+    }
+
+    /// The flags of a flag group, as clap defines them.
+    pub fn flags_of<A: Args>() -> Vec<String> {
+        let command = A::augment_args(Command::new("group"));
+        command.get_arguments().filter_map(|arg| arg.get_long()).map(|long| format!("--{long}")).collect()
+    }
+
+    #[test]
+    fn options_of_the_other_scenario_are_refused() {
+        let message = |options: &[&str]| format!("{:#}", check_foreign(&parse(options)).unwrap_err());
+        assert_eq!(
+            message(&["--clients", "10", "--seed", "1", "--arrival-rate", "5"]),
+            "invalid options: --arrival-rate is an option of --scenario overload; it does not apply to \
+             --scenario contention"
+        );
+        assert!(message(&["--scenario", "overload", "--runs", "3"])
+            .contains("--runs is an option of --scenario contention"));
+        assert!(check_foreign(&parse(&["--scenario", "overload", "--base", "1s", "--plot", "a.svg"])).is_ok());
+    }
+
+    #[test]
+    fn plot_paths_are_svg_in_an_existing_directory() {
+        assert!(check_plot_path(Path::new("chart.SVG")).is_ok());
+        assert!(check_plot_path(&std::env::temp_dir().join("chart.svg")).is_ok());
+        assert!(check_plot_path(Path::new("chart.png")).unwrap_err().to_string().contains(".svg"));
+        let missing = check_plot_path(Path::new("no/such/dir/chart.svg")).unwrap_err();
+        assert!(missing.to_string().contains("does not exist"), "{missing}");
+    }
 }

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::{stagger, stdout_of};
 
-/// The published strategies, in SPEC section 8's order.
+/// The published strategies, in the 2015 experiment's order.
 const PUBLISHED: [&str; 5] = ["none", "exponential", "equal", "full", "decorrelated"];
 
 /// `stagger simulate` on the small grid, with `extra` options.
@@ -210,13 +210,22 @@ fn bad_options_exit_2_naming_the_option() {
         (&["--clients", "ten"], "invalid value for --clients: \"ten\" is not a count or a range"),
         (&["--clients", "100001"], "invalid value for --clients: client count 100001"),
         (&["--clients", "10,10"], "invalid value for --clients"),
-        (&["--runs", "0"], "'--runs <R>'"),
-        (&["--runs", "1000000"], "invalid value for --runs: 19 client counts x 5 strategies x 1000000 runs"),
+        (&["--runs", "0"], "invalid value for --runs: invalid runs 0: must be at least 1"),
+        (
+            &["--runs", "1000000"],
+            "invalid value for --runs: invalid clients, strategies and runs: 95000000 runs",
+        ),
         (&["--strategies", "nope"], "invalid value for --strategies: unknown strategy \"nope\""),
         (&["--base", "-1"], "invalid value for --base: -1 is not a positive number of time units"),
         (&["--base", "5ms"], "invalid value for --base: \"5ms\" is not a number: contention counts"),
-        (&["--cap", "1", "--base", "5"], "invalid value for --cap: cap 1 is below base 5"),
-        (&["--cap", "8"], "invalid value for --cap: cap 8 is below exponential's first delay (2 x base 5)"),
+        (
+            &["--cap", "1", "--base", "5"],
+            "invalid value for --cap: invalid cap 1: below exponential's first delay, 10",
+        ),
+        (
+            &["--cap", "8"],
+            "invalid value for --cap: invalid cap 8: below exponential's first delay, 10 time units",
+        ),
         (&["--seed", "-1"], "'--seed <S>'"),
         (&["--scenario", "nope"], "'--scenario <NAME>'"),
         (&["--plot", "chart.png"], "invalid value for --plot: chart.png does not end in .svg"),
@@ -261,10 +270,10 @@ mod overload {
 
     use super::{stagger, stdout_of, temp_path};
 
-    /// The policies, in the order of the issue and of the output.
+    /// The policies, in the order of the output.
     const POLICIES: [&str; 5] = ["no-retry", "retry", "retry+token-bucket", "retry+ratio", "retry+throttle"];
 
-    /// The issue's bound on amplification after the trigger under a budget.
+    /// The bound on amplification after the trigger under a budget.
     const BOUND: f64 = 1.25;
 
     /// `stagger simulate --scenario overload` with `extra` options.
@@ -509,8 +518,14 @@ mod overload {
                 &["--policies", "retry,retry"],
                 "invalid value for --policies: invalid policies: retry is given twice",
             ),
-            (&["--trigger", "50s..70s"], "invalid value for --trigger: the trigger 50s..1m10s ends after the duration 1m; set --duration"),
-            (&["--duration", "12s"], "invalid value for --duration: the default trigger 10s..15s ends after"),
+            (
+                &["--trigger", "50s..70s"],
+                "invalid value for --trigger: invalid trigger 50s..1m10s: ends after the run's duration, 1m",
+            ),
+            (
+                &["--duration", "12s"],
+                "invalid value for --duration: invalid trigger 10s..15s: ends after the run's duration, 12s",
+            ),
             (&["--base", "5"], "invalid value for --base: missing unit after 5"),
             (&["--cap", "10ms"], "invalid value for --cap: "),
             (&["--trigger-capacity", "0x"], "'--trigger-capacity <R|Fx|P%>': the capacity must be above 0"),

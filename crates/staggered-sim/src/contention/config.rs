@@ -2,16 +2,30 @@
 
 use std::num::NonZeroUsize;
 
+use serde::Serialize;
 use staggered::Backoff;
 
 use super::{ContentionError, ContentionStrategy};
 
 /// The largest client count a point may have. The work of one run grows about
-/// as the square of the client count (`none` makes about `N^2 / 4` calls), so
-/// at this size a single run of `none` already takes minutes.
+/// as the square of the client count (`none` makes about `N^2 / 6` calls), so
+/// at this size a single run of `none` already takes many minutes.
 pub const MAX_CLIENTS: u32 = 100_000;
 
-/// A validated contention experiment (SPEC section 8): which client counts and
+/// The most runs an experiment may hold in all (client counts x strategies
+/// x runs): every run's outcome is kept until the end, 24 bytes each.
+pub const MAX_TOTAL_RUNS: usize = 10_000_000;
+
+/// The most work an experiment may be, in client pairs: the sum, over every
+/// client count N, strategy and run, of `N^2`. A run of N clients without
+/// backoff makes about `N^2 / 6` calls, the costliest case, at a fraction of
+/// a microsecond each; so this limit is about a quarter of an hour of one
+/// core at worst. 100,000 clients for one run of each published strategy
+/// (5e10 pairs) is within it; 100,000 clients for a million runs is not.
+pub const MAX_CLIENT_PAIRS: f64 = 1e11;
+
+/// A validated contention experiment (the AWS Architecture Blog's
+/// "Exponential Backoff And Jitter", 2015): which client counts and
 /// strategies to simulate, how many runs per point, and the model's
 /// parameters.
 ///
@@ -28,18 +42,20 @@ pub const MAX_CLIENTS: u32 = 100_000;
 /// assert_eq!(ContentionConfig::published().runs(), 100);
 /// # Ok::<(), staggered_sim::ContentionError>(())
 /// ```
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ContentionConfig {
     clients: Vec<u32>,
     runs: u32,
     seed: u64,
     strategies: Vec<ContentionStrategy>,
     /// The library schedule of each strategy, in the same order.
+    #[serde(skip)]
     schedules: Vec<Backoff>,
     base: f64,
     cap: f64,
     hop_mean: f64,
     hop_sd: f64,
+    #[serde(skip)]
     threads: Option<NonZeroUsize>,
 }
 
@@ -118,6 +134,13 @@ impl ContentionConfig {
     pub fn total_runs(&self) -> usize {
         self.clients.len() * self.strategies.len() * self.runs as usize
     }
+
+    /// How many clients the experiment simulates in all, over every point
+    /// and run: what its progress counts.
+    pub fn total_clients(&self) -> u64 {
+        let clients: u64 = self.clients.iter().map(|&n| u64::from(n)).sum();
+        clients * self.strategies.len() as u64 * u64::from(self.runs)
+    }
 }
 
 impl Default for ContentionConfig {
@@ -130,7 +153,7 @@ impl Default for ContentionConfig {
 /// Builds a [`ContentionConfig`], checking every parameter.
 ///
 /// # Default
-/// The published experiment of SPEC section 8:
+/// The published experiment:
 ///
 /// | parameter | default |
 /// |---|---|
@@ -173,12 +196,14 @@ impl ContentionConfigBuilder {
     }
 
     /// Sets the client counts, one point each; each must be in
-    /// `1..=`[`MAX_CLIENTS`], without repeats.
+    /// `1..=`[`MAX_CLIENTS`], without repeats, and the experiment within
+    /// [`MAX_TOTAL_RUNS`] and [`MAX_CLIENT_PAIRS`].
     pub fn with_clients(mut self, clients: impl IntoIterator<Item = u32>) -> Self {
         self.clients = clients.into_iter().collect();
         self
     }
-    /// Sets the independent runs averaged into each point; at least 1.
+    /// Sets the independent runs averaged into each point; at least 1, and
+    /// the experiment within [`MAX_TOTAL_RUNS`] and [`MAX_CLIENT_PAIRS`].
     pub fn with_runs(mut self, runs: u32) -> Self {
         self.runs = runs;
         self
@@ -257,6 +282,15 @@ impl ContentionConfigBuilder {
         if !(self.hop_sd.is_finite() && self.hop_sd >= 0.0) {
             return Err(ContentionError::HopSd(self.hop_sd));
         }
+        let runs = f64::from(self.runs) * self.strategies.len() as f64;
+        let total_runs = runs * self.clients.len() as f64;
+        if total_runs > MAX_TOTAL_RUNS as f64 {
+            return Err(ContentionError::TooManyRuns(total_runs));
+        }
+        let pairs = runs * self.clients.iter().map(|&n| f64::from(n) * f64::from(n)).sum::<f64>();
+        if pairs > MAX_CLIENT_PAIRS {
+            return Err(ContentionError::TooMuchWork(pairs));
+        }
         let schedules = self
             .strategies
             .iter()
@@ -315,20 +349,22 @@ mod tests {
             (b().with_cap(-3.0), ContentionError::Cap(-3.0)),
             (b().with_hop(-1.0, 2.0), ContentionError::HopMean(-1.0)),
             (b().with_hop(10.0, f64::INFINITY), ContentionError::HopSd(f64::INFINITY)),
+            (b().with_runs(1_000_000), ContentionError::TooManyRuns(95e6)),
+            (b().with_clients([MAX_CLIENTS]).with_runs(3), ContentionError::TooMuchWork(1.5e11)),
         ];
         for (builder, expected) in cases {
             assert_eq!(builder.build().unwrap_err(), expected);
         }
         let err = b().with_cap(9.0).build().unwrap_err();
-        assert!(
-            matches!(
-                err,
-                ContentionError::Schedule {
-                    strategy: ContentionStrategy::Backoff(Strategy::Exponential),
-                    ..
-                }
-            ),
-            "{err:?}"
-        );
+        let exponential = ContentionStrategy::Backoff(Strategy::Exponential);
+        assert_eq!(err, ContentionError::FirstDelay { strategy: exponential, cap: 9.0, first: 10.0 });
+        // One run of each published strategy at the largest client count is allowed.
+        assert!(b().with_clients([MAX_CLIENTS]).with_runs(1).build().is_ok());
+    }
+
+    #[test]
+    fn total_clients_count_every_run() {
+        let config = ContentionConfig::builder().with_clients([10, 20]).with_runs(3).build().unwrap();
+        assert_eq!(config.total_clients(), 30 * 5 * 3);
     }
 }

@@ -6,10 +6,12 @@ use std::fmt;
 use staggered::ConfigError;
 
 use super::ContentionStrategy;
+use crate::view::number;
 
 /// A contention experiment could not be configured: which parameter is wrong
 /// and why. Messages name the parameter as the CLI flag does (`clients`,
-/// `runs`, `strategies`, `base`, `cap`, `hop-mean`, `hop-sd`).
+/// `runs`, `strategies`, `base`, `cap`, `hop-mean`, `hop-sd`), and
+/// [`parameter`](ContentionError::parameter) names it alone.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum ContentionError {
@@ -25,7 +27,7 @@ pub enum ContentionError {
     NoStrategies,
     /// A strategy was given twice.
     DuplicateStrategy(ContentionStrategy),
-    /// A strategy name is not one of SPEC's (or `none`).
+    /// A strategy name is not one of the library's (or `none`).
     UnknownStrategy(String),
     /// `base` is negative, NaN, infinite or too large for a `Duration`.
     Base(f64),
@@ -35,8 +37,24 @@ pub enum ContentionError {
     HopMean(f64),
     /// The hop delay's standard deviation is negative, NaN or infinite.
     HopSd(f64),
+    /// `cap` is below `strategy`'s first delay, `first` time units (twice
+    /// the base for the exponential family, the base for decorrelated).
+    FirstDelay {
+        /// The strategy whose first delay the cap is below.
+        strategy: ContentionStrategy,
+        /// The cap, in time units.
+        cap: f64,
+        /// The first delay, in time units.
+        first: f64,
+    },
+    /// The experiment holds more than [`MAX_TOTAL_RUNS`](super::MAX_TOTAL_RUNS)
+    /// runs (client counts x strategies x runs).
+    TooManyRuns(f64),
+    /// The experiment is more than [`MAX_CLIENT_PAIRS`](super::MAX_CLIENT_PAIRS)
+    /// client pairs of work.
+    TooMuchWork(f64),
     /// The library refused the schedule built for `strategy` from `base` and
-    /// `cap` (for example a cap below the first delay).
+    /// `cap`, for a reason other than those above.
     Schedule {
         /// The strategy whose schedule was refused.
         strategy: ContentionStrategy,
@@ -66,9 +84,48 @@ impl fmt::Display for ContentionError {
             Cap(v) => write!(f, "invalid cap {v}: must be a finite number of time units, at least 0"),
             HopMean(v) => write!(f, "invalid hop-mean {v}: must be a finite number, at least 0"),
             HopSd(v) => write!(f, "invalid hop-sd {v}: must be a finite number, at least 0"),
-            Schedule { strategy, source } => {
-                write!(f, "invalid schedule for {strategy} (1 time unit = 1ms): {source}")
-            }
+            FirstDelay { strategy, cap, first } => write!(
+                f,
+                "invalid cap {}: below {strategy}'s first delay, {} time units; the cap must be at least \
+                 that",
+                number(*cap),
+                number(*first)
+            ),
+            TooManyRuns(runs) => write!(
+                f,
+                "invalid clients, strategies and runs: {} runs in all (client counts x strategies x runs), \
+                 more than the limit of {}",
+                number(*runs),
+                super::MAX_TOTAL_RUNS
+            ),
+            TooMuchWork(pairs) => write!(
+                f,
+                "invalid clients, strategies and runs: {:.3e} client pairs of work (clients^2 summed over every \
+                 client count, strategy and run), more than the limit of {:e}; a run of N clients may make \
+                 N^2/6 calls",
+                pairs,
+                super::MAX_CLIENT_PAIRS
+            ),
+            // The library's reason is the source: the chain shows it once.
+            Schedule { strategy, .. } => write!(f, "invalid schedule for {strategy}"),
+        }
+    }
+}
+
+impl ContentionError {
+    /// The parameter at fault, as the CLI flag spells it: `clients`, `runs`,
+    /// `strategies`, `base`, `cap`, `hop-mean` or `hop-sd`. For a whole
+    /// experiment that is too large, `runs`, the usual one to lower.
+    pub fn parameter(&self) -> &'static str {
+        use ContentionError::*;
+        match self {
+            NoClients | Clients(_) | DuplicateClients(_) => "clients",
+            ZeroRuns | TooManyRuns(_) | TooMuchWork(_) => "runs",
+            NoStrategies | DuplicateStrategy(_) | UnknownStrategy(_) => "strategies",
+            Base(_) => "base",
+            Cap(_) | FirstDelay { .. } | Schedule { .. } => "cap",
+            HopMean(_) => "hop-mean",
+            HopSd(_) => "hop-sd",
         }
     }
 }

@@ -1,9 +1,12 @@
-//! The `contention` scenario: SPEC section 8, the 2015 experiment of many
-//! clients racing to update one row with optimistic concurrency.
+//! The `contention` scenario: the experiment of the AWS Architecture Blog's
+//! "Exponential Backoff And Jitter" (2015), many clients racing to update
+//! one row with optimistic concurrency.
 //!
 //! [`run_contention`] simulates every (client count, strategy, run) of a
 //! [`ContentionConfig`] and averages the runs of each point into a
-//! [`ContentionReport`].
+//! [`ContentionReport`], which reads itself ([`Reading`],
+//! [`ContentionReport::paragraphs`]) and presents itself in the common shape
+//! ([`Present`](crate::Present)).
 //!
 //! # Reproducibility
 //! Every run draws from generators seeded by `(seed, client count, strategy
@@ -14,19 +17,25 @@
 mod config;
 mod error;
 mod model;
+mod reading;
+mod report;
 mod strategy;
+mod view;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::thread;
 
-pub use config::{ContentionConfig, ContentionConfigBuilder, MAX_CLIENTS};
+pub use config::{ContentionConfig, ContentionConfigBuilder, MAX_CLIENTS, MAX_CLIENT_PAIRS, MAX_TOTAL_RUNS};
 pub use error::ContentionError;
 pub use model::RunOutcome;
+pub use reading::{Place, Ranking, Reading, NOISE_Z, PUBLISHED_CLIENTS};
+pub use report::{ContentionReport, ContentionRow};
 pub use strategy::ContentionStrategy;
 
-use crate::report::{ContentionReport, ContentionRow, Summary};
+use crate::experiment::{Experiment, Progress, Work};
 use crate::rng::{derive, name_id};
+use crate::Summary;
 use model::Scratch;
 
 /// Runs the experiment on [`threads`](ContentionConfig::threads) worker
@@ -43,7 +52,7 @@ use model::Scratch;
 /// # Ok::<(), staggered_sim::ContentionError>(())
 /// ```
 ///
-/// # The model, exactly (SPEC section 8)
+/// # The model, exactly
 /// The published Python simulator queues *message arrivals*. With every hop
 /// an independent draw from `abs(Normal(10, 2))`:
 ///
@@ -78,19 +87,27 @@ use model::Scratch;
 /// The backoff parameters and how they map onto the library's schedules are
 /// on [`ContentionStrategy::backoff`].
 pub fn run_contention(config: &ContentionConfig) -> ContentionReport {
-    run_contention_with_progress(config, &|_, _| {})
+    config.run()
 }
 
-/// [`run_contention`], calling `progress(done, total)` as runs complete, with
-/// `done` counting up by one from 1 to `total`, for a progress bar.
-///
-/// `progress` is called on the calling thread, which simulates runs too and
-/// reports between them; it is called once per run (9,500 times for the
-/// published grid), so keep it cheap or throttle it.
-pub fn run_contention_with_progress(
-    config: &ContentionConfig,
-    progress: &dyn Fn(usize, usize),
-) -> ContentionReport {
+impl Experiment for ContentionConfig {
+    type Report = ContentionReport;
+
+    /// Clients, summed over every point and run
+    /// ([`total_clients`](ContentionConfig::total_clients)): a run counts
+    /// each client as its write succeeds, so a single long run shows
+    /// progress too.
+    fn work(&self) -> Work {
+        Work { total: self.total_clients(), unit: "clients" }
+    }
+
+    fn run_with_progress(&self, progress: &Progress) -> ContentionReport {
+        simulate_all(self, progress)
+    }
+}
+
+/// Every run of the experiment, spread over threads, then summarised.
+fn simulate_all(config: &ContentionConfig, progress: &Progress) -> ContentionReport {
     let total = config.total_runs();
     let runs = config.runs() as usize;
     let mut outcomes = vec![RunOutcome { calls: 0, time: 0.0, gave_up: 0 }; total];
@@ -116,7 +133,7 @@ pub fn run_contention_with_progress(
             scope.spawn(move || {
                 let mut scratch = Scratch::default();
                 while let Some(index) = claim() {
-                    let outcome = simulate_job(config, &mut scratch, index);
+                    let outcome = simulate_job(config, &mut scratch, index, progress);
                     if sender.send((index, outcome)).is_err() {
                         break;
                     }
@@ -124,21 +141,12 @@ pub fn run_contention_with_progress(
             });
         }
         drop(sender);
-        // Owned here, so that if `progress` panics the workers' sends fail
-        // and they stop instead of finishing the experiment for nothing.
-        let receiver = receiver;
-        // The calling thread simulates too, and reports progress between its
-        // own runs. Outcomes land in their run's slot, so arrival order does
-        // not matter.
-        let mut done = 0;
-        let mut record = |(index, outcome): (usize, RunOutcome)| {
-            outcomes[index] = outcome;
-            done += 1;
-            progress(done, total);
-        };
+        // The calling thread simulates too. Outcomes land in their run's
+        // slot, so arrival order does not matter.
+        let mut record = |(index, outcome): (usize, RunOutcome)| outcomes[index] = outcome;
         let mut scratch = Scratch::default();
         while let Some(index) = claim() {
-            record((index, simulate_job(config, &mut scratch, index)));
+            record((index, simulate_job(config, &mut scratch, index, progress)));
             receiver.try_iter().for_each(&mut record);
         }
         receiver.iter().for_each(record);
@@ -148,7 +156,12 @@ pub fn run_contention_with_progress(
 
 /// The job with this index: runs are numbered within cells, cells are
 /// (client count, strategy) pairs, client counts major.
-fn simulate_job(config: &ContentionConfig, scratch: &mut Scratch, index: usize) -> RunOutcome {
+fn simulate_job(
+    config: &ContentionConfig,
+    scratch: &mut Scratch,
+    index: usize,
+    progress: &Progress,
+) -> RunOutcome {
     let runs = config.runs() as usize;
     let strategies = config.strategies().len();
     let (cell, run) = (index / runs, index % runs);
@@ -161,6 +174,7 @@ fn simulate_job(config: &ContentionConfig, scratch: &mut Scratch, index: usize) 
         &config.schedules()[strategy],
         (config.hop_mean(), config.hop_sd()),
         seed,
+        progress,
     )
 }
 
@@ -181,7 +195,15 @@ impl ContentionConfig {
         let index = self.strategies().iter().position(|&s| s == strategy)?;
         let seed = run_seed(self.seed(), clients, strategy, run);
         let hop = (self.hop_mean(), self.hop_sd());
-        Some(model::simulate(&mut Scratch::default(), clients, &self.schedules()[index], hop, seed))
+        let progress = Progress::default();
+        Some(model::simulate(
+            &mut Scratch::default(),
+            clients,
+            &self.schedules()[index],
+            hop,
+            seed,
+            &progress,
+        ))
     }
 }
 
@@ -210,36 +232,21 @@ fn summarise(config: &ContentionConfig, outcomes: &[RunOutcome]) -> Vec<Contenti
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::cell::Cell;
     use std::num::NonZeroUsize;
 
     #[test]
-    fn progress_counts_every_run_in_order() {
+    fn progress_counts_every_client_of_every_run_and_threads_do_not_matter() {
         let config = ContentionConfig::builder().with_clients([5, 10]).with_runs(3).build().unwrap();
+        let mut reports = Vec::new();
         for threads in [1, 2] {
             let config =
                 config.to_builder().with_threads(NonZeroUsize::new(threads).unwrap()).build().unwrap();
-            let seen = Cell::new(0);
-            run_contention_with_progress(&config, &|done, total| {
-                assert_eq!(total, 2 * 5 * 3);
-                assert_eq!(done, seen.get() + 1);
-                seen.set(done);
-            });
-            assert_eq!(seen.get(), 30);
+            let progress = Progress::default();
+            reports.push(config.run_with_progress(&progress));
+            assert_eq!(config.work(), Work { total: 15 * 5 * 3, unit: "clients" });
+            assert_eq!(progress.done(), config.work().total);
         }
-    }
-
-    #[test]
-    fn a_panicking_progress_callback_stops_the_workers() {
-        let config = ContentionConfig::builder()
-            .with_runs(50)
-            .with_threads(NonZeroUsize::new(2).unwrap())
-            .build()
-            .unwrap();
-        let result = std::panic::catch_unwind(|| {
-            run_contention_with_progress(&config, &|done, _| assert!(done < 3, "stop"));
-        });
-        assert!(result.is_err());
+        assert_eq!(reports[0].rows(), reports[1].rows());
     }
 
     #[test]

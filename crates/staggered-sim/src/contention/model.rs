@@ -1,4 +1,4 @@
-//! One run of the 2015 contention model (SPEC section 8), on the engine.
+//! One run of the 2015 contention model, on the engine.
 //!
 //! The reading of the model is documented on [`run_contention`](super::run_contention).
 
@@ -7,6 +7,7 @@ use std::time::Duration;
 use staggered::{Action, Backoff, Decision, Delays, Failure, FastRng, Limits};
 
 use crate::engine::Engine;
+use crate::experiment::Progress;
 use crate::rng::{derive, Normal};
 use crate::units::{elapsed, to_units};
 
@@ -73,18 +74,19 @@ const NETWORK: u64 = 0;
 const CLIENTS: u64 = 1;
 
 /// Simulates one run with `clients` clients walking `backoff`, every generator
-/// derived from `seed`.
+/// derived from `seed`, adding each client to `progress` when it is done.
 pub(crate) fn simulate(
     scratch: &mut Scratch,
     clients: u32,
     backoff: &Backoff,
     (hop_mean, hop_sd): (f64, f64),
     seed: u64,
+    progress: &Progress,
 ) -> RunOutcome {
     let Scratch { engine, clients: decisions } = scratch;
     engine.reset();
     decisions.clear();
-    // Each client's schedule owns its generator (SPEC section 5).
+    // Each client's schedule owns its generator, so clients never share draws.
     decisions.extend((0..clients).map(|i| {
         let rng = FastRng::seed(derive(&[seed, CLIENTS, u64::from(i)]));
         Decision::new(backoff.delays_with_rng(rng), Limits::NONE)
@@ -117,6 +119,7 @@ pub(crate) fn simulate(
         last_event = last_event.max(reply);
         if version == row_version {
             row_version += 1;
+            progress.add(1);
             return None; // the client is done
         }
         // Every client's first read left at time 0.
@@ -124,6 +127,7 @@ pub(crate) fn simulate(
             Action::Retry(delay) => Some((reply + network.hop() + to_units(delay), Message::Read { client })),
             Action::Stop(_) => {
                 gave_up += 1;
+                progress.add(1);
                 None
             }
         }
@@ -139,7 +143,7 @@ mod tests {
 
     fn run(strategy: ContentionStrategy, clients: u32, seed: u64) -> RunOutcome {
         let backoff = strategy.backoff(5.0, 2000.0).unwrap();
-        simulate(&mut Scratch::default(), clients, &backoff, (10.0, 2.0), seed)
+        simulate(&mut Scratch::default(), clients, &backoff, (10.0, 2.0), seed, &Progress::default())
     }
 
     #[test]
@@ -168,7 +172,7 @@ mod tests {
         // loser's reply arrives at t=40, it waits x(1) = 10, reads at t=60,
         // writes at t=80 and its reply arrives at t=90.
         let backoff = ContentionStrategy::Backoff(Strategy::Exponential).backoff(5.0, 2000.0).unwrap();
-        let outcome = simulate(&mut Scratch::default(), 2, &backoff, (10.0, 0.0), 9);
+        let outcome = simulate(&mut Scratch::default(), 2, &backoff, (10.0, 0.0), 9, &Progress::default());
         assert_eq!(outcome, RunOutcome { calls: 3, time: 90.0, gave_up: 0 });
     }
 
@@ -190,8 +194,10 @@ mod tests {
     fn scratch_reuse_does_not_leak_between_runs() {
         let backoff = ContentionStrategy::Backoff(Strategy::Full).backoff(5.0, 2000.0).unwrap();
         let mut scratch = Scratch::default();
-        let first = simulate(&mut scratch, 30, &backoff, (10.0, 2.0), 5);
-        simulate(&mut scratch, 50, &backoff, (10.0, 2.0), 6);
-        assert_eq!(simulate(&mut scratch, 30, &backoff, (10.0, 2.0), 5), first);
+        let progress = Progress::default();
+        let first = simulate(&mut scratch, 30, &backoff, (10.0, 2.0), 5, &progress);
+        simulate(&mut scratch, 50, &backoff, (10.0, 2.0), 6, &progress);
+        assert_eq!(simulate(&mut scratch, 30, &backoff, (10.0, 2.0), 5, &progress), first);
+        assert_eq!(progress.done(), 30 + 50 + 30, "every client is counted once it is done");
     }
 }

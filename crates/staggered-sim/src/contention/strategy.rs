@@ -4,8 +4,6 @@
 use std::fmt;
 use std::str::FromStr;
 
-use std::time::Duration;
-
 use staggered::{Backoff, Strategy};
 
 use super::ContentionError;
@@ -14,9 +12,9 @@ use crate::units::to_duration;
 /// What a client does between a failed write and its next read.
 ///
 /// The 2015 experiment compares "none" with four schedules; any other
-/// strategy of SPEC section 2 can be simulated too. Names are SPEC's:
-/// `none`, then `constant`, `exponential`, `full`, `equal`, `decorrelated`,
-/// `proportional`, `additive`, `smooth`.
+/// strategy of the library can be simulated too. Names are the library's
+/// ([`Strategy::name`]): `none`, then `constant`, `exponential`, `full`,
+/// `equal`, `decorrelated`, `proportional`, `additive`, `smooth`.
 ///
 /// ```
 /// use staggered::Strategy;
@@ -40,8 +38,8 @@ pub enum ContentionStrategy {
 }
 
 impl ContentionStrategy {
-    /// The five strategies of the 2015 experiment, in SPEC section 8's order:
-    /// none, exponential, equal, full, decorrelated.
+    /// The five strategies of the 2015 experiment, in its order: none,
+    /// exponential, equal, full, decorrelated.
     pub const PUBLISHED: [ContentionStrategy; 5] = [
         ContentionStrategy::NoBackoff,
         ContentionStrategy::Backoff(Strategy::Exponential),
@@ -50,7 +48,7 @@ impl ContentionStrategy {
         ContentionStrategy::Backoff(Strategy::Decorrelated),
     ];
 
-    /// The name: `none` or the library strategy's SPEC name.
+    /// The name: `none` or the library strategy's name.
     pub const fn name(self) -> &'static str {
         match self {
             ContentionStrategy::NoBackoff => "none",
@@ -80,25 +78,35 @@ impl ContentionStrategy {
     ///
     /// # Errors
     /// [`ContentionError::Base`] or [`ContentionError::Cap`] for a value that
-    /// is negative, NaN or too large for a `Duration`, and
-    /// [`ContentionError::Schedule`] when the library refuses the schedule,
-    /// e.g. a `cap` below the first delay.
+    /// is negative, NaN or too large for a `Duration`,
+    /// [`ContentionError::FirstDelay`] for a `cap` below the first delay, and
+    /// [`ContentionError::Schedule`] when the library refuses the schedule
+    /// otherwise.
     pub fn backoff(self, base: f64, cap: f64) -> Result<Backoff, ContentionError> {
         let max_delay = to_duration(cap).ok_or(ContentionError::Cap(cap))?;
-        let valid_base = to_duration(base).ok_or(ContentionError::Base(base))?;
-        let (strategy, base) = match self {
-            ContentionStrategy::NoBackoff => (Strategy::Constant, Duration::ZERO),
-            ContentionStrategy::Backoff(Strategy::Decorrelated) => (Strategy::Decorrelated, valid_base),
-            ContentionStrategy::Backoff(strategy) => {
-                (strategy, to_duration(2.0 * base).ok_or(ContentionError::Base(base))?)
-            }
+        to_duration(base).ok_or(ContentionError::Base(base))?;
+        let (strategy, first) = match self {
+            ContentionStrategy::NoBackoff => (Strategy::Constant, 0.0),
+            ContentionStrategy::Backoff(Strategy::Decorrelated) => (Strategy::Decorrelated, base),
+            ContentionStrategy::Backoff(strategy) => (strategy, 2.0 * base),
         };
+        let base = to_duration(first).ok_or(ContentionError::Base(base))?;
+        if cap < first {
+            return Err(ContentionError::FirstDelay { strategy: self, cap, first });
+        }
         Backoff::builder(strategy)
             .with_base(base)
             .with_max_delay(max_delay)
             .without_max_attempts()
             .build()
             .map_err(|source| ContentionError::Schedule { strategy: self, source })
+    }
+}
+
+impl serde::Serialize for ContentionStrategy {
+    /// The [`name`](ContentionStrategy::name).
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
     }
 }
 
@@ -111,7 +119,7 @@ impl fmt::Display for ContentionStrategy {
 impl FromStr for ContentionStrategy {
     type Err = ContentionError;
 
-    /// Parses a SPEC name or `none`, ignoring ASCII case.
+    /// Parses a library strategy's name or `none`, ignoring ASCII case.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         if s.eq_ignore_ascii_case("none") {
             Ok(ContentionStrategy::NoBackoff)
@@ -175,11 +183,12 @@ mod tests {
             "invalid cap NaN: must be a finite number of time units, at least 0"
         );
         let err = full.backoff(5.0, 8.0).unwrap_err();
-        assert!(matches!(err, ContentionError::Schedule { strategy, .. } if strategy == full), "{err:?}");
+        assert_eq!(err, ContentionError::FirstDelay { strategy: full, cap: 8.0, first: 10.0 });
         assert_eq!(
             err.to_string(),
-            "invalid schedule for full (1 time unit = 1ms): invalid max_delay 8ms: must not be below base (10ms)"
+            "invalid cap 8: below full's first delay, 10 time units; the cap must be at least that"
         );
+        assert_eq!(err.parameter(), "cap");
         // Decorrelated starts at base, not 2 * base, so a cap of 8 is fine there.
         assert!(ContentionStrategy::Backoff(Strategy::Decorrelated).backoff(5.0, 8.0).is_ok());
     }

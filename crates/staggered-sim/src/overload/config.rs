@@ -3,10 +3,12 @@
 use std::num::NonZeroUsize;
 use std::time::Duration;
 
+use serde::Serialize;
 use staggered::budget::{RatioBudgetBuilder, TokenBucketBuilder};
 use staggered::{Backoff, RetryThrottle, Strategy};
 
 use super::{OverloadError, OverloadPolicy};
+use crate::plain;
 
 /// The longest run: a day of simulated time (the per-second series are
 /// kept in memory).
@@ -15,6 +17,11 @@ pub const MAX_DURATION: Duration = Duration::from_secs(24 * 60 * 60);
 /// The most first attempts a run may expect (`arrival_rate * duration`). At
 /// this size one policy takes about a minute.
 pub const MAX_OPERATIONS: f64 = 1e8;
+
+/// The most attempts a run may make at worst, when every attempt fails and
+/// a retrying policy makes all of `max_attempts` for every operation: ten
+/// times [`MAX_OPERATIONS`], about ten minutes per policy.
+pub const MAX_ATTEMPTS: f64 = 10.0 * MAX_OPERATIONS;
 
 /// A window during which the server's capacity changes: from `start` to
 /// `end` the service rate is multiplied by `capacity`.
@@ -27,9 +34,11 @@ pub const MAX_OPERATIONS: f64 = 1e8;
 /// assert_eq!((trigger.start(), trigger.end()), (Duration::from_secs(10), Duration::from_secs(15)));
 /// assert_eq!(trigger.capacity(), 0.5);
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Trigger {
+    #[serde(serialize_with = "plain::human")]
     start: Duration,
+    #[serde(serialize_with = "plain::human")]
     end: Duration,
     capacity: f64,
 }
@@ -56,7 +65,7 @@ impl Trigger {
 }
 
 impl Default for Trigger {
-    /// The issue's trigger: the capacity halves from 10 s to 15 s.
+    /// The default trigger: the capacity halves from 10 s to 15 s.
     fn default() -> Self {
         Trigger::new(Duration::from_secs(10), Duration::from_secs(15), 0.5)
     }
@@ -79,22 +88,32 @@ impl Default for Trigger {
 /// assert!(OverloadConfig::builder().with_error_rate(1.5).build().is_err());
 /// # Ok::<(), staggered_sim::OverloadError>(())
 /// ```
-#[derive(Debug, Clone, PartialEq)]
+///
+/// It serializes as plain data: durations as the CLI writes them (`100ms`),
+/// the backoff and the budgets as their parameters.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct OverloadConfig {
     pub(super) seed: u64,
+    #[serde(serialize_with = "plain::human")]
     pub(super) duration: Duration,
     pub(super) arrival_rate: f64,
     pub(super) service_rate: f64,
+    #[serde(serialize_with = "plain::human")]
     pub(super) timeout: Duration,
     pub(super) trigger: Option<Trigger>,
     pub(super) error_rate: f64,
     pub(super) policies: Vec<OverloadPolicy>,
+    #[serde(serialize_with = "plain::backoff")]
     pub(super) backoff: Backoff,
+    #[serde(serialize_with = "plain::token_bucket")]
     pub(super) token_bucket: TokenBucketBuilder,
+    #[serde(serialize_with = "plain::ratio_budget")]
     pub(super) ratio_budget: RatioBudgetBuilder,
     pub(super) retry_throttle: (u32, f64),
     pub(super) recovery_threshold: f64,
+    #[serde(serialize_with = "plain::human")]
     pub(super) recovery_window: Duration,
+    #[serde(skip)]
     pub(super) threads: Option<NonZeroUsize>,
 }
 
@@ -183,7 +202,7 @@ impl OverloadConfig {
 }
 
 impl Default for OverloadConfig {
-    /// The issue's scenario, [`OverloadConfigBuilder::new`]'s defaults.
+    /// The default scenario, [`OverloadConfigBuilder::new`]'s defaults.
     fn default() -> Self {
         OverloadConfigBuilder::new().build().expect("the default scenario is a valid configuration")
     }
@@ -192,7 +211,7 @@ impl Default for OverloadConfig {
 /// Builds an [`OverloadConfig`], checking every parameter.
 ///
 /// # Default
-/// The issue's scenario:
+/// A server at 70% load that loses half its capacity for 5 s:
 ///
 /// | parameter | default |
 /// |---|---|
@@ -211,7 +230,7 @@ impl Default for OverloadConfig {
 /// | `recovery_threshold`, `recovery_window` | 0.95 and 5 s |
 /// | `threads` | one per available core (results do not depend on it) |
 ///
-/// The backoff: full jitter as the issue asks, with SPEC's `interactive`
+/// The backoff: full jitter, with the `interactive` preset's
 /// base (100 ms, the size of the timeout: a caller that waits 100 ms for an
 /// answer retries on that scale) and 3 attempts (the AWS SDK's standard
 /// mode). With 3 attempts the delays are `U[0, 100 ms]` then `U[0, 200 ms]`,
@@ -302,7 +321,8 @@ impl OverloadConfigBuilder {
         self
     }
     /// Sets the schedule of the retrying policies. It needs `max_attempts`
-    /// or a deadline, so that every operation ends; its seed is ignored
+    /// or a deadline, so that every operation ends, and at most
+    /// [`MAX_ATTEMPTS`] attempts at worst; its seed is ignored
     /// (each operation's generator derives from the experiment's seed).
     pub fn with_backoff(mut self, backoff: Backoff) -> Self {
         self.config.backoff = backoff;
@@ -362,7 +382,7 @@ impl OverloadConfigBuilder {
         }
         if let Some(Trigger { start, end, capacity }) = c.trigger {
             if start >= end || end > c.duration {
-                return Err(OverloadError::TriggerWindow { start, end });
+                return Err(OverloadError::TriggerWindow { start, end, duration: c.duration });
             }
             if !(capacity.is_finite() && capacity > 0.0) {
                 return Err(OverloadError::TriggerCapacity(capacity));
@@ -398,6 +418,12 @@ impl OverloadConfigBuilder {
         if operations > MAX_OPERATIONS {
             return Err(OverloadError::TooManyOperations(operations));
         }
+        // Without a budget, an overload makes every operation use all its attempts.
+        let retries = c.policies.iter().any(|&p| p != OverloadPolicy::NoRetry);
+        let attempts = operations * f64::from(c.backoff.max_attempts().unwrap_or(1));
+        if retries && attempts > MAX_ATTEMPTS {
+            return Err(OverloadError::TooManyAttempts(attempts));
+        }
         Ok(c)
     }
 }
@@ -413,7 +439,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_default_is_the_issue_scenario() {
+    fn the_default_is_the_story_of_a_capacity_drop() {
         let config = OverloadConfig::default();
         assert_eq!(config.duration(), Duration::from_secs(60));
         assert_eq!((config.arrival_rate(), config.service_rate()), (700.0, 1000.0));

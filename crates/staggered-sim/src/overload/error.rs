@@ -4,15 +4,17 @@ use std::error::Error;
 use std::fmt;
 use std::time::Duration;
 
-use staggered::ConfigError;
+use staggered::config::format_duration as human;
+use staggered::{ConfigError, Field};
 
-use super::{OverloadPolicy, MAX_DURATION, MAX_OPERATIONS};
+use super::{OverloadPolicy, MAX_ATTEMPTS, MAX_DURATION, MAX_OPERATIONS};
 
 /// An overload experiment could not be configured: which parameter is wrong
 /// and why. Messages name the parameter as a CLI flag would (`duration`,
 /// `arrival-rate`, `service-rate`, `timeout`, `trigger`, `trigger-capacity`,
 /// `error-rate`, `policies`, `backoff`, `recovery-threshold`,
-/// `recovery-window`), and budgets by their policy.
+/// `recovery-window`), and budgets by their policy;
+/// [`parameter`](OverloadError::parameter) names it alone.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum OverloadError {
@@ -31,6 +33,8 @@ pub enum OverloadError {
         start: Duration,
         /// When it ends.
         end: Duration,
+        /// The run's duration.
+        duration: Duration,
     },
     /// `trigger-capacity` (the fraction of the service rate left during the
     /// trigger) is not a finite number above 0.
@@ -53,6 +57,9 @@ pub enum OverloadError {
     RecoveryWindow(Duration),
     /// `arrival-rate * duration` is above [`MAX_OPERATIONS`]: the run would take too long.
     TooManyOperations(f64),
+    /// The operations expected times the backoff's `max_attempts` are above
+    /// [`MAX_ATTEMPTS`]: at worst, the run would take too long.
+    TooManyAttempts(f64),
     /// The library refused a budget's parameters.
     Budget {
         /// The policy whose budget was refused.
@@ -67,7 +74,7 @@ impl fmt::Display for OverloadError {
         use OverloadError::*;
         match self {
             Duration(d) => {
-                write!(f, "invalid duration {d:?}: must be between 1s and {MAX_DURATION:?}")
+                write!(f, "invalid duration {}: must be between 1s and {}", human(*d), human(MAX_DURATION))
             }
             ArrivalRate(v) => {
                 write!(f, "invalid arrival-rate {v}: must be a finite number of requests per second above 0")
@@ -75,11 +82,15 @@ impl fmt::Display for OverloadError {
             ServiceRate(v) => {
                 write!(f, "invalid service-rate {v}: must be a finite number of requests per second above 0")
             }
-            Timeout(d) => write!(f, "invalid timeout {d:?}: must be above 0"),
-            TriggerWindow { start, end } => write!(
-                f,
-                "invalid trigger {start:?}..{end:?}: must start before it ends, and end within the duration"
-            ),
+            Timeout(d) => write!(f, "invalid timeout {}: must be above 0", human(*d)),
+            TriggerWindow { start, end, duration } => {
+                write!(f, "invalid trigger {}..{}: ", human(*start), human(*end))?;
+                if start >= end {
+                    f.write_str("must start before it ends")
+                } else {
+                    write!(f, "ends after the run's duration, {}", human(*duration))
+                }
+            }
             TriggerCapacity(v) => write!(
                 f,
                 "invalid trigger-capacity {v}: must be a finite fraction of the service rate above 0"
@@ -99,13 +110,56 @@ impl fmt::Display for OverloadError {
                 write!(f, "invalid recovery-threshold {v}: must be above 0 and at most 1")
             }
             RecoveryWindow(d) => {
-                write!(f, "invalid recovery-window {d:?}: must be a whole number of seconds, at least 1")
+                write!(
+                    f,
+                    "invalid recovery-window {}: must be a whole number of seconds, at least 1",
+                    human(*d)
+                )
             }
             TooManyOperations(n) => write!(
                 f,
                 "invalid arrival-rate and duration: {n:.0} operations expected, at most {MAX_OPERATIONS}"
             ),
-            Budget { policy, source } => write!(f, "invalid budget for {policy}: {source}"),
+            TooManyAttempts(n) => write!(
+                f,
+                "invalid backoff: the operations expected times max_attempts could be {n:.0} attempts, more \
+                 than the limit of {MAX_ATTEMPTS:e}"
+            ),
+            // The library's reason is the source: the chain shows it once.
+            Budget { policy, .. } => write!(f, "invalid budget for {policy}"),
+        }
+    }
+}
+
+impl OverloadError {
+    /// The parameter at fault, as the CLI flag spells it (`duration`,
+    /// `arrival-rate`, `service-rate`, `timeout`, `trigger`,
+    /// `trigger-capacity`, `error-rate`, `policies`, `backoff`,
+    /// `recovery-threshold`, `recovery-window`); a budget's by its policy and
+    /// field (`ratio-ttl`, `ratio-percent`, `throttle-max-tokens`,
+    /// `throttle-token-ratio`), or the policy's name. Too many operations
+    /// blame `arrival-rate`, though the duration shares the blame.
+    pub fn parameter(&self) -> &'static str {
+        use OverloadError::*;
+        match self {
+            Duration(_) => "duration",
+            ArrivalRate(_) | TooManyOperations(_) => "arrival-rate",
+            ServiceRate(_) => "service-rate",
+            Timeout(_) => "timeout",
+            TriggerWindow { .. } => "trigger",
+            TriggerCapacity(_) => "trigger-capacity",
+            ErrorRate(_) => "error-rate",
+            NoPolicies | DuplicatePolicy(_) | UnknownPolicy(_) => "policies",
+            UnboundedBackoff | TooManyAttempts(_) => "backoff",
+            RecoveryThreshold(_) => "recovery-threshold",
+            RecoveryWindow(_) => "recovery-window",
+            Budget { policy, source } => match source.field() {
+                Field::Ttl => "ratio-ttl",
+                Field::RetryPercent => "ratio-percent",
+                Field::MaxTokens => "throttle-max-tokens",
+                Field::TokenRatio => "throttle-token-ratio",
+                _ => policy.name(),
+            },
         }
     }
 }

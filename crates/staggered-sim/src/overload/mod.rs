@@ -7,7 +7,8 @@
 //! A retry budget bounds the extra load so the server can drain its queue.
 //! [`run_overload`] simulates each [`OverloadPolicy`] of an
 //! [`OverloadConfig`] and measures amplification, goodput and recovery in an
-//! [`OverloadReport`].
+//! [`OverloadReport`], which reads itself ([`OverloadReport::paragraphs`])
+//! and presents itself in the common shape ([`Present`](crate::Present)).
 //!
 //! # Reproducibility
 //! A run draws from generators seeded by the experiment's seed: the first
@@ -22,7 +23,9 @@ mod config;
 mod error;
 mod model;
 mod policy;
+mod reading;
 mod report;
+mod view;
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -32,10 +35,14 @@ use std::time::Duration;
 
 use staggered::{NoBudget, RetryThrottle};
 
-pub use config::{OverloadConfig, OverloadConfigBuilder, Trigger, MAX_DURATION, MAX_OPERATIONS};
+pub use config::{
+    OverloadConfig, OverloadConfigBuilder, Trigger, MAX_ATTEMPTS, MAX_DURATION, MAX_OPERATIONS,
+};
 pub use error::OverloadError;
 pub use policy::OverloadPolicy;
 pub use report::{OverloadReport, OverloadRow, OverloadSeries};
+
+use crate::experiment::{Experiment, Progress, Work};
 
 /// Runs every policy of the experiment, on up to
 /// [`threads`](OverloadConfig::threads) worker threads.
@@ -44,7 +51,7 @@ pub use report::{OverloadReport, OverloadRow, OverloadSeries};
 /// use std::time::Duration;
 /// use staggered_sim::{run_overload, OverloadConfig, OverloadPolicy};
 ///
-/// // The scenario, shortened to 30 s.
+/// // The default scenario, shortened to 30 s.
 /// let config = OverloadConfig::builder().with_duration(Duration::from_secs(30)).build()?;
 /// let report = run_overload(&config);
 /// let retry = report.row(OverloadPolicy::Retry).unwrap();
@@ -117,17 +124,25 @@ pub use report::{OverloadReport, OverloadRow, OverloadSeries};
 /// second) that refills the queue. It recovers, but later than the
 /// token bucket and the retry throttle.
 pub fn run_overload(config: &OverloadConfig) -> OverloadReport {
-    run_overload_with_progress(config, &|_, _| {})
+    config.run()
 }
 
-/// [`run_overload`], calling `progress(done, total)` as policies complete,
-/// with `done` counting up by one from 1 to `total` (the number of
-/// policies). `progress` is called on the calling thread, which simulates
-/// policies too.
-pub fn run_overload_with_progress(
-    config: &OverloadConfig,
-    progress: &dyn Fn(usize, usize),
-) -> OverloadReport {
+impl Experiment for OverloadConfig {
+    type Report = OverloadReport;
+
+    /// Simulated seconds, [`buckets`](OverloadConfig::buckets) per policy: a
+    /// run counts each second as its virtual clock passes it.
+    fn work(&self) -> Work {
+        Work { total: (self.buckets() * self.policies().len()) as u64, unit: "simulated seconds" }
+    }
+
+    fn run_with_progress(&self, progress: &Progress) -> OverloadReport {
+        simulate_all(self, progress)
+    }
+}
+
+/// Every policy, spread over threads.
+fn simulate_all(config: &OverloadConfig, progress: &Progress) -> OverloadReport {
     let total = config.policies().len();
     let threads =
         config.threads().or_else(|| thread::available_parallelism().ok()).map_or(1, |n| n.get()).min(total);
@@ -143,7 +158,7 @@ pub fn run_overload_with_progress(
             let (sender, claim) = (sender.clone(), &claim);
             scope.spawn(move || {
                 while let Some(index) = claim() {
-                    let row = simulate_policy(config, config.policies()[index]);
+                    let row = simulate_policy(config, config.policies()[index], progress);
                     if sender.send((index, row)).is_err() {
                         break;
                     }
@@ -151,16 +166,9 @@ pub fn run_overload_with_progress(
             });
         }
         drop(sender);
-        // Owned here, so that if `progress` panics the workers' sends fail.
-        let receiver = receiver;
-        let mut done = 0;
-        let mut record = |(index, row): (usize, OverloadRow)| {
-            rows[index] = Some(row);
-            done += 1;
-            progress(done, total);
-        };
+        let mut record = |(index, row): (usize, OverloadRow)| rows[index] = Some(row);
         while let Some(index) = claim() {
-            record((index, simulate_policy(config, config.policies()[index])));
+            record((index, simulate_policy(config, config.policies()[index], progress)));
             receiver.try_iter().for_each(&mut record);
         }
         receiver.iter().for_each(record);
@@ -174,31 +182,33 @@ impl OverloadConfig {
     /// [`run_overload`] reports for it, whether or not it is one of this
     /// configuration's policies.
     pub fn simulate(&self, policy: OverloadPolicy) -> OverloadRow {
-        simulate_policy(self, policy)
+        simulate_policy(self, policy, &Progress::default())
     }
 }
 
 /// One policy's run, with a fresh budget of the policy's kind.
-fn simulate_policy(config: &OverloadConfig, policy: OverloadPolicy) -> OverloadRow {
+fn simulate_policy(config: &OverloadConfig, policy: OverloadPolicy, progress: &Progress) -> OverloadRow {
     // The virtual clock the ratio budget reads; the run advances it.
     let clock = Cell::new(Duration::ZERO);
     let counts = match policy {
-        OverloadPolicy::NoRetry | OverloadPolicy::Retry => model::simulate(config, policy, &NoBudget, &clock),
+        OverloadPolicy::NoRetry | OverloadPolicy::Retry => {
+            model::simulate(config, policy, &NoBudget, &clock, progress)
+        }
         OverloadPolicy::TokenBucket => {
-            model::simulate(config, policy, &config.token_bucket().build(), &clock)
+            model::simulate(config, policy, &config.token_bucket().build(), &clock, progress)
         }
         OverloadPolicy::Ratio => {
             let budget = config
                 .ratio_budget()
                 .build_with_clock(|| clock.get())
                 .expect("the configuration checked the ratio budget");
-            model::simulate(config, policy, &budget, &clock)
+            model::simulate(config, policy, &budget, &clock, progress)
         }
         OverloadPolicy::Throttle => {
             let (max_tokens, token_ratio) = config.retry_throttle();
             let budget = RetryThrottle::with_parameters(max_tokens, token_ratio)
                 .expect("the configuration checked the retry throttle");
-            model::simulate(config, policy, &budget, &clock)
+            model::simulate(config, policy, &budget, &clock, progress)
         }
     };
     OverloadRow::new(config, policy, counts)
@@ -210,18 +220,16 @@ mod tests {
     use std::num::NonZeroUsize;
 
     #[test]
-    fn progress_counts_every_policy_and_threads_do_not_matter() {
-        let config = OverloadConfig::builder().with_duration(Duration::from_secs(20)).build().unwrap();
+    fn progress_counts_every_simulated_second_and_threads_do_not_matter() {
+        let config = OverloadConfig::builder().with_duration(Duration::from_millis(20_500)).build().unwrap();
+        assert_eq!(config.work(), Work { total: 21 * 5, unit: "simulated seconds" });
         let mut reports = Vec::new();
         for threads in [1, 2] {
             let config =
                 config.to_builder().with_threads(NonZeroUsize::new(threads).unwrap()).build().unwrap();
-            let seen = Cell::new(0);
-            reports.push(run_overload_with_progress(&config, &|done, total| {
-                assert_eq!((total, done), (5, seen.get() + 1));
-                seen.set(done);
-            }));
-            assert_eq!(seen.get(), 5);
+            let progress = Progress::default();
+            reports.push(config.run_with_progress(&progress));
+            assert_eq!(progress.done(), config.work().total);
         }
         assert_eq!(reports[0].rows(), reports[1].rows());
         assert_eq!(config.simulate(OverloadPolicy::Ratio), reports[0].rows()[3]);

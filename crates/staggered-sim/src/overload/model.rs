@@ -9,6 +9,7 @@ use staggered::{Action, Backoff, Budget, Decision, Delays, Failure, FastRng, Lim
 
 use super::{OverloadConfig, OverloadPolicy};
 use crate::engine::Engine;
+use crate::experiment::Progress;
 use crate::rng::{derive, name_id};
 use crate::units::{elapsed, to_units, UNIT};
 
@@ -170,7 +171,8 @@ impl<B: Budget> Run<'_, B> {
                 c.after.1 += 1;
             }
         }
-        // With a deadline, the attempt's timeout is clipped to the time left (SPEC section 6).
+        // With a deadline, the attempt's timeout is clipped to the time left,
+        // as a deadline bounds the whole operation.
         let operation = &self.operations[op as usize];
         let timeout = match operation.decision.limits().deadline {
             None => self.params.timeout,
@@ -224,12 +226,14 @@ fn limits(policy: OverloadPolicy, backoff: &Backoff) -> Limits {
 
 /// Simulates one run of `policy` under `budget`, shared by all its
 /// operations. `clock` is the virtual time the budget may read; the run
-/// sets it before every event.
+/// sets it before every event. Each simulated second is added to
+/// `progress` as the clock passes it.
 pub(crate) fn simulate<B: Budget>(
     config: &OverloadConfig,
     policy: OverloadPolicy,
     budget: &B,
     clock: &Cell<Duration>,
+    progress: &Progress,
 ) -> Counts {
     let params = Params::of(config);
     let seed = config.seed();
@@ -237,7 +241,7 @@ pub(crate) fn simulate<B: Budget>(
     let limits = limits(policy, config.backoff());
     // The offered load and the server's draws are seeded without the policy:
     // every policy meets the same first attempts (a paired comparison). Each
-    // operation's jitter has its own generator (SPEC section 5).
+    // operation's jitter has its own generator, so operations never share draws.
     let mut arrivals = FastRng::seed(derive(&[seed, ARRIVALS]));
     let jitter = derive(&[seed, JITTER, name_id(policy.name())]);
     let mut run = Run {
@@ -259,9 +263,14 @@ pub(crate) fn simulate<B: Budget>(
     if first < params.end {
         run.engine.schedule_at(first, Event::Arrival);
     }
+    let (mut seconds, mut next_second) = (0, BUCKET);
     while let Some(event) = run.engine.pop() {
         let now = run.engine.now();
         clock.set(elapsed(now));
+        while now >= next_second && seconds < buckets {
+            (seconds, next_second) = (seconds + 1, next_second + BUCKET);
+            progress.add(1);
+        }
         match event {
             Event::Arrival => {
                 let c = &mut run.counts;
@@ -303,6 +312,7 @@ pub(crate) fn simulate<B: Budget>(
             Event::Timeout(op) => run.fail(op, now, Failure::timeout()),
         }
     }
+    progress.add((buckets - seconds) as u64);
     run.counts
 }
 
@@ -312,7 +322,7 @@ mod tests {
     use staggered::NoBudget;
 
     fn run(config: &OverloadConfig, policy: OverloadPolicy) -> Counts {
-        simulate(config, policy, &NoBudget, &Cell::new(Duration::ZERO))
+        simulate(config, policy, &NoBudget, &Cell::new(Duration::ZERO), &Progress::default())
     }
 
     #[test]

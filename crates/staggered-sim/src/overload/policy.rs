@@ -44,7 +44,7 @@ pub enum OverloadPolicy {
 }
 
 impl OverloadPolicy {
-    /// Every policy, in the order the issue compares them: no retries,
+    /// Every policy, in the order the scenario compares them: no retries,
     /// retries, then each budget.
     pub const ALL: [OverloadPolicy; 5] = [
         OverloadPolicy::NoRetry,
@@ -69,6 +69,13 @@ impl OverloadPolicy {
     /// Whether the policy retries under a budget.
     pub const fn has_budget(self) -> bool {
         matches!(self, OverloadPolicy::TokenBucket | OverloadPolicy::Ratio | OverloadPolicy::Throttle)
+    }
+}
+
+impl serde::Serialize for OverloadPolicy {
+    /// The [`name`](OverloadPolicy::name).
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
     }
 }
 

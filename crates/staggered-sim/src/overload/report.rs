@@ -3,14 +3,17 @@
 
 use std::time::Duration;
 
+use serde::Serialize;
+
 use super::model::{Counts, BUCKET};
 use super::{OverloadConfig, OverloadPolicy};
+use crate::plain;
 use crate::units::elapsed;
 
 /// One policy's load, second by second: bucket `i` covers `[i s, i+1 s)` of
 /// the run (the last one is shorter when the duration is not a whole number
 /// of seconds). These are the lines of the time-series chart.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[non_exhaustive]
 pub struct OverloadSeries {
     /// The offered load: first attempts sent in the second (the same for
@@ -24,6 +27,7 @@ pub struct OverloadSeries {
     /// The mean time from arrival at the server to departure of the attempts
     /// arriving in the second, whether or not their client still waited:
     /// the queue's delay. Zero for a second with no arrival.
+    #[serde(serialize_with = "plain::seconds_each")]
     pub response_time: Vec<Duration>,
 }
 
@@ -38,14 +42,15 @@ impl OverloadSeries {
     }
 }
 
-/// What one policy's run measured. Field names are the JSON keys the issue
-/// asks for (`policy`, `recovered`, `recovery_time`, `amplification_trigger`,
-/// `amplification_after`, `goodput`), plus the rest.
+/// What one policy's run measured. The first six fields of the records
+/// (`policy`, `recovered`, `recovery_time`, `amplification_trigger`,
+/// `amplification_after`, `goodput`) say whether and how fast the policy
+/// recovered; the rest say how.
 ///
 /// Load amplification over a window is attempts that reached the server in
 /// it divided by first attempts sent in it: 1 without retries, up to
 /// `max_attempts` when every attempt fails.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[non_exhaustive]
 pub struct OverloadRow {
     /// The policy.
@@ -73,6 +78,7 @@ pub struct OverloadRow {
     pub amplification_after: Option<f64>,
     /// When the budget first refused a retry, since the run began: from then
     /// on the budget has drained. `None` if it never refused.
+    #[serde(serialize_with = "plain::seconds")]
     pub drained_at: Option<Duration>,
     /// Amplification once the budget has drained, while the overload lasts:
     /// over the whole seconds from the first one starting at or after
@@ -91,6 +97,7 @@ pub struct OverloadRow {
     /// second of `[t, t + recovery_window)` goodput is at least
     /// `recovery_threshold` times the offered load (by default 95% for 5 s).
     /// `None` ("never") if no such window fits in the run.
+    #[serde(serialize_with = "plain::seconds")]
     pub recovery_time: Option<Duration>,
     /// The per-second series.
     pub series: OverloadSeries,
@@ -184,7 +191,7 @@ fn recovery_time(config: &OverloadConfig, counts: &Counts) -> Option<Duration> {
 
 /// The result of [`run_overload`](crate::run_overload): one row per policy,
 /// in the configuration's order.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct OverloadReport {
     config: OverloadConfig,
     rows: Vec<OverloadRow>,

@@ -261,3 +261,20 @@ where
         Some(inner.tally.metrics(self.available(), f64::NAN))
     }
 }
+
+/// What a [`RatioBudgetBuilder`] was given, so a caller (a report, a config
+/// dump) can show the parameters without keeping a copy of them.
+impl RatioBudgetBuilder {
+    /// How long deposits and withdrawals count.
+    pub const fn ttl(&self) -> Duration {
+        self.ttl
+    }
+    /// The retries per second allowed with no traffic at all.
+    pub const fn min_per_sec(&self) -> u32 {
+        self.min_per_sec
+    }
+    /// The retries allowed per request, as a fraction (0.2 is 20%).
+    pub const fn retry_percent(&self) -> f64 {
+        self.retry_percent
+    }
+}

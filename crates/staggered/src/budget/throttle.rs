@@ -109,6 +109,19 @@ impl Budget for RetryThrottle {
     }
 }
 
+/// The parameters a [`RetryThrottle`] was built with.
+impl RetryThrottle {
+    /// The pool's size, `max_tokens`, where it starts.
+    pub fn max_tokens(&self) -> u32 {
+        self.inner.max / 1000
+    }
+    /// The tokens a success puts back, `token_ratio`, as the throttle keeps
+    /// it: to three decimal places, as gRPC does.
+    pub fn token_ratio(&self) -> f64 {
+        f64::from(self.inner.ratio) / MILLI
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -174,6 +174,51 @@ impl Budget for TokenBucket {
     }
 }
 
+/// What a [`TokenBucketBuilder`] was given, so a caller (a report, a
+/// config dump) can show the parameters without keeping a copy of them.
+impl TokenBucketBuilder {
+    /// The bucket's size, and its starting level.
+    pub const fn capacity(&self) -> u32 {
+        self.capacity
+    }
+    /// The cost of a retry after a transient error.
+    pub const fn retry_cost(&self) -> u32 {
+        self.retry_cost
+    }
+    /// The cost of a retry after a timeout.
+    pub const fn timeout_cost(&self) -> u32 {
+        self.timeout_cost
+    }
+    /// The cost of a retry after a throttling error.
+    pub const fn throttled_cost(&self) -> u32 {
+        self.throttled_cost
+    }
+    /// The refund of a first-try success.
+    pub const fn success_refund(&self) -> u32 {
+        self.success_refund
+    }
+}
+
+/// The parameters a [`TokenBucket`] was built with.
+impl TokenBucket {
+    /// The cost of a retry after a transient error.
+    pub fn retry_cost(&self) -> u32 {
+        self.inner.config.retry_cost
+    }
+    /// The cost of a retry after a timeout.
+    pub fn timeout_cost(&self) -> u32 {
+        self.inner.config.timeout_cost
+    }
+    /// The cost of a retry after a throttling error.
+    pub fn throttled_cost(&self) -> u32 {
+        self.inner.config.throttled_cost
+    }
+    /// The refund of a first-try success.
+    pub fn success_refund(&self) -> u32 {
+        self.inner.config.success_refund
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,14 +4,13 @@
 
 use std::time::Duration;
 
-use staggered_sim::OverloadPolicy;
+use staggered::config::format_duration;
 
-use super::results::{Facts, PolicyResult};
-use crate::duration;
-use crate::simulate::config::show;
+use super::{OverloadConfig, OverloadPolicy, OverloadReport, OverloadRow};
+use crate::view::{list, number as show, percent};
 
-/// The amplification a budget may let through once drained: the issue's
-/// bound (a budget that holds it keeps the extra load to a quarter).
+/// The amplification a budget may let through once drained: a budget that
+/// holds it keeps the extra load to a quarter.
 pub const AMPLIFICATION_BOUND: f64 = 1.25;
 
 /// A budget whose worst second once drained passes this much amplification
@@ -26,33 +25,40 @@ pub const SAME_GOODPUT: f64 = 0.0005;
 /// reading shows three decimals).
 pub const SAME_AMPLIFICATION: f64 = 0.0005;
 
-/// The paragraphs of the reading: with a trigger, what retries without a
-/// budget did, then what the budgets did; without one, what the budgets
-/// cost.
-pub fn reading(facts: &Facts, rows: &[PolicyResult]) -> Vec<String> {
-    let from = facts.trigger.map_or(Duration::ZERO, |t| t.end());
-    let room = facts.duration.saturating_sub(from);
-    if room < facts.recovery_window {
+impl OverloadReport {
+    /// The paragraphs under the table: with a trigger, what retries without
+    /// a budget did, then what the budgets did; without one, what the
+    /// budgets cost.
+    pub fn paragraphs(&self) -> Vec<String> {
+        reading(self.config(), self.rows())
+    }
+}
+
+/// [`OverloadReport::paragraphs`] of these rows.
+fn reading(config: &OverloadConfig, rows: &[OverloadRow]) -> Vec<String> {
+    let from = config.trigger().map_or(Duration::ZERO, |t| t.end());
+    let room = config.duration().saturating_sub(from);
+    if room < config.recovery_window() {
         // Every "never" would be the run's length speaking, not the policy.
-        let after = if facts.trigger.is_some() { " after the trigger" } else { "" };
+        let after = if config.trigger().is_some() { " after the trigger" } else { "" };
         return vec![format!(
             "The run leaves {}{after}, less than the recovery window ({}): recovery cannot be judged; \
-             lengthen --duration.",
-            duration::format(room),
-            duration::format(facts.recovery_window)
+             lengthen the run.",
+            format_duration(room),
+            format_duration(config.recovery_window())
         )];
     }
     let find = |policy| rows.iter().find(|row| row.policy == policy);
-    let budgets: Vec<&PolicyResult> = rows.iter().filter(|row| row.policy.has_budget()).collect();
-    let paragraphs = if facts.trigger.is_some() {
+    let budgets: Vec<&OverloadRow> = rows.iter().filter(|row| row.policy.has_budget()).collect();
+    let paragraphs = if config.trigger().is_some() {
         vec![
-            without_budget(facts, find(OverloadPolicy::NoRetry), find(OverloadPolicy::Retry)),
+            without_budget(config, find(OverloadPolicy::NoRetry), find(OverloadPolicy::Retry)),
             with_budgets(&budgets),
         ]
     } else {
         vec![
             rare_failures(find(OverloadPolicy::NoRetry), find(OverloadPolicy::Retry), &budgets),
-            unrecovered(facts, rows),
+            unrecovered(config, rows),
         ]
     };
     paragraphs.into_iter().flatten().collect()
@@ -60,28 +66,30 @@ pub fn reading(facts: &Facts, rows: &[PolicyResult]) -> Vec<String> {
 
 /// What `retry` did after the trigger, and `no-retry` for comparison.
 fn without_budget(
-    facts: &Facts,
-    no_retry: Option<&PolicyResult>,
-    retry: Option<&PolicyResult>,
+    config: &OverloadConfig,
+    no_retry: Option<&OverloadRow>,
+    retry: Option<&OverloadRow>,
 ) -> Option<String> {
+    let (capacity, arrival_rate) = (config.service_rate(), config.arrival_rate());
+    let attempts = config.backoff().max_attempts().unwrap_or(1);
     let mut sentences = Vec::new();
     if let Some(retry) = retry {
         sentences.push(match retry.recovery_time {
             Some(t) => format!(
                 "retry without a budget recovered {} after the trigger, at {} the offered load during it.",
-                duration::format(t),
+                format_duration(t),
                 times(retry.amplification_trigger.unwrap_or(retry.amplification))
             ),
-            None if facts.arrival_rate >= facts.capacity => format!(
+            None if arrival_rate >= capacity => format!(
                 "retry without a budget never recovered, nor could any policy: the offered load alone ({}/s) \
                  is at or above the capacity ({}/s).",
-                show(facts.arrival_rate),
-                show(facts.capacity)
+                show(arrival_rate),
+                show(capacity)
             ),
             None => {
                 let after = retry.amplification_after.unwrap_or(retry.amplification);
-                let every_attempt = if facts.attempts > 1 && after >= f64::from(facts.attempts) - 0.01 {
-                    format!(", every operation making all {} attempts", facts.attempts)
+                let every_attempt = if attempts > 1 && after >= f64::from(attempts) - 0.01 {
+                    format!(", every operation making all {} attempts", attempts)
                 } else {
                     String::new()
                 };
@@ -90,8 +98,8 @@ fn without_budget(
                      the offered load to the server ({:.0}/s for a capacity of {}/s){every_attempt}, and {} of \
                      its attempts timed out: work the server did for clients that had given up.",
                     times(after),
-                    after * facts.arrival_rate,
-                    show(facts.capacity),
+                    after * arrival_rate,
+                    show(capacity),
                     share(retry.timed_out, retry.attempts)
                 )
             }
@@ -100,7 +108,7 @@ fn without_budget(
     if let Some(no_retry) = no_retry {
         sentences.push(match no_retry.recovery_time {
             Some(t) => {
-                format!("Without retries the server recovered {} after the trigger.", duration::format(t))
+                format!("Without retries the server recovered {} after the trigger.", format_duration(t))
             }
             None => "Without retries the server never recovered.".to_owned(),
         });
@@ -110,15 +118,15 @@ fn without_budget(
 
 /// Whether the budgets recovered, how much load they let through once
 /// drained, and which one recovered last and why.
-fn with_budgets(budgets: &[&PolicyResult]) -> Option<String> {
+fn with_budgets(budgets: &[&OverloadRow]) -> Option<String> {
     if budgets.is_empty() {
         return None;
     }
-    let (recovered, never): (Vec<&PolicyResult>, Vec<&PolicyResult>) =
+    let (recovered, never): (Vec<&OverloadRow>, Vec<&OverloadRow>) =
         budgets.iter().partition(|row| row.recovered);
     let latest = recovered.iter().copied().max_by_key(|row| row.recovery_time);
     let mut sentences = Vec::new();
-    let within = |row: &PolicyResult| row.recovery_time.map_or_else(String::new, duration::format);
+    let within = |row: &OverloadRow| row.recovery_time.map_or_else(String::new, format_duration);
     match (&never[..], latest) {
         ([], Some(latest)) if budgets.len() == 1 => {
             sentences.push(format!("{} recovered {} after the trigger", latest.policy, within(latest)))
@@ -135,7 +143,7 @@ fn with_budgets(budgets: &[&PolicyResult]) -> Option<String> {
             sentences.push(sentence);
         }
     }
-    let drained: Vec<(&PolicyResult, f64)> =
+    let drained: Vec<(&OverloadRow, f64)> =
         budgets.iter().filter_map(|row| Some((*row, row.amplification_drained?))).collect();
     let worst = drained.iter().copied().max_by(|a, b| a.1.total_cmp(&b.1));
     let last = sentences.last_mut().expect("a sentence");
@@ -157,7 +165,7 @@ fn with_budgets(budgets: &[&PolicyResult]) -> Option<String> {
         }
         None => *last += ".",
     }
-    let undrained: Vec<&PolicyResult> = budgets.iter().copied().filter(|row| row.refused == 0).collect();
+    let undrained: Vec<&OverloadRow> = budgets.iter().copied().filter(|row| row.refused == 0).collect();
     if !undrained.is_empty() {
         sentences.push(format!("{} never refused a retry.", names(undrained.into_iter())));
     }
@@ -182,9 +190,9 @@ fn with_budgets(budgets: &[&PolicyResult]) -> Option<String> {
 
 /// Without a trigger: whether the budgets cost anything against `retry`.
 fn rare_failures(
-    no_retry: Option<&PolicyResult>,
-    retry: Option<&PolicyResult>,
-    budgets: &[&PolicyResult],
+    no_retry: Option<&OverloadRow>,
+    retry: Option<&OverloadRow>,
+    budgets: &[&OverloadRow],
 ) -> Option<String> {
     let retry = retry?;
     if budgets.is_empty() {
@@ -220,14 +228,14 @@ fn rare_failures(
 }
 
 /// Without a trigger, the policies whose goodput never held the threshold.
-fn unrecovered(facts: &Facts, rows: &[PolicyResult]) -> Option<String> {
-    let never: Vec<&PolicyResult> = rows.iter().filter(|row| !row.recovered).collect();
+fn unrecovered(config: &OverloadConfig, rows: &[OverloadRow]) -> Option<String> {
+    let never: Vec<&OverloadRow> = rows.iter().filter(|row| !row.recovered).collect();
     (!never.is_empty()).then(|| {
         format!(
             "{} never held goodput at {} of the offered load for {}.",
             names(never.into_iter()),
-            super::results::percent(facts.recovery_threshold),
-            duration::format(facts.recovery_window)
+            percent(config.recovery_threshold()),
+            format_duration(config.recovery_window())
         )
     })
 }
@@ -238,7 +246,7 @@ fn times(amplification: f64) -> String {
 }
 
 /// A goodput as a percentage with two decimals: `86.33%`.
-pub fn goodput(goodput: f64) -> String {
+pub(super) fn goodput(goodput: f64) -> String {
     format!("{:.2}%", 100.0 * goodput)
 }
 
@@ -251,40 +259,94 @@ fn share(part: u64, whole: u64) -> String {
 }
 
 /// The policies' names: `a`, `a and b`, `a, b and c`.
-fn names<'a>(rows: impl Iterator<Item = &'a PolicyResult>) -> String {
-    let names: Vec<&str> = rows.map(|row| row.policy.name()).collect();
-    match names.split_last() {
-        None => String::new(),
-        Some((last, [])) => (*last).to_owned(),
-        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
-    }
+fn names<'a>(rows: impl Iterator<Item = &'a OverloadRow>) -> String {
+    list(rows.map(|row| row.policy.name()))
 }
 
 /// [`names`] of a slice.
-fn names_of(rows: &[&PolicyResult]) -> String {
+fn names_of(rows: &[&OverloadRow]) -> String {
     names(rows.iter().copied())
 }
 
-/// The recovery times of `rows`, for tests.
+/// Rows shared by the reading's and the view's tests: the default run's
+/// figures, rounded, over a 20 s run with a trigger from 5 s to 10 s.
 #[cfg(test)]
-fn recovery_times(rows: &[PolicyResult]) -> Vec<Option<Duration>> {
-    rows.iter().map(|row| row.recovery_time).collect()
+pub(crate) mod fixtures {
+    use super::*;
+    use crate::{OverloadSeries, Trigger};
+
+    /// A policy's row with these figures and flat series.
+    pub fn row(
+        policy: OverloadPolicy,
+        goodput: f64,
+        recovery: Option<u64>,
+        (trigger, after): (f64, f64),
+        drained: Option<(f64, f64)>,
+        refused: u64,
+    ) -> OverloadRow {
+        let offered = vec![700; 20];
+        let arrivals = offered.iter().map(|&n| (f64::from(n) * after) as u32).collect();
+        let goodput_series = offered.iter().map(|&n| (f64::from(n) * goodput) as u32).collect();
+        OverloadRow {
+            policy,
+            operations: 14_000,
+            attempts: (14_000.0 * (trigger + after) / 2.0) as u64,
+            succeeded: (14_000.0 * goodput) as u64,
+            timed_out: 100,
+            refused,
+            goodput,
+            amplification: (trigger + after) / 2.0,
+            amplification_trigger: Some(trigger),
+            amplification_after: Some(after),
+            drained_at: drained.map(|_| Duration::from_millis(10_400)),
+            amplification_drained: drained.map(|d| d.0),
+            peak_amplification_drained: drained.map(|d| d.1),
+            recovered: recovery.is_some(),
+            recovery_time: recovery.map(Duration::from_secs),
+            series: OverloadSeries {
+                offered,
+                arrivals,
+                goodput: goodput_series,
+                response_time: vec![Duration::ZERO; 20],
+            },
+        }
+    }
+
+    /// The configuration of the rows: 20 s, the trigger from 5 s to 10 s.
+    pub fn config() -> OverloadConfig {
+        let trigger = Trigger::new(Duration::from_secs(5), Duration::from_secs(10), 0.5);
+        OverloadConfig::builder()
+            .with_duration(Duration::from_secs(20))
+            .with_trigger(trigger)
+            .build()
+            .unwrap()
+    }
+
+    /// Every policy, as the default run reads.
+    pub fn rows() -> Vec<OverloadRow> {
+        vec![
+            row(OverloadPolicy::NoRetry, 0.8633, Some(4), (1.0, 1.0), None, 0),
+            row(OverloadPolicy::Retry, 0.1686, None, (2.808, 3.0), None, 0),
+            row(OverloadPolicy::TokenBucket, 0.8622, Some(4), (1.014, 1.0), Some((1.0, 1.0)), 5798),
+            row(OverloadPolicy::Ratio, 0.7010, Some(14), (1.418, 1.048), Some((1.127, 2.213)), 11311),
+            row(OverloadPolicy::Throttle, 0.8633, Some(4), (1.001, 1.0), Some((1.0, 1.0)), 5754),
+        ]
+    }
+
+    /// The report of [`config`] and [`rows`].
+    pub fn report() -> OverloadReport {
+        OverloadReport::new(config(), rows())
+    }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::fixtures::{config, row, rows};
     use super::*;
-    use crate::simulate::overload::results::fixtures::{self, row};
-
-    fn read(results: &super::super::results::OverloadResults) -> Vec<String> {
-        reading(&results.facts, &results.rows)
-    }
 
     #[test]
     fn the_default_run_reads_as_a_metastable_failure_and_budgets_that_recover() {
-        let results = fixtures::results();
-        assert_eq!(recovery_times(&results.rows)[1], None);
-        let reading = read(&results);
+        let reading = reading(&config(), &rows());
         assert_eq!(reading.len(), 2, "{reading:#?}");
         assert_eq!(
             reading[0],
@@ -303,65 +365,71 @@ mod tests {
 
     #[test]
     fn other_outcomes_read_otherwise() {
-        let mut results = fixtures::results();
-        results.rows[1] = row(OverloadPolicy::Retry, 0.8, Some(6), 1.5, 1.1, None, 0);
-        results.rows[3] = row(OverloadPolicy::Ratio, 0.5, None, 1.4, 1.3, Some((1.3, 2.0)), 11311);
-        results.rows[4].refused = 0;
-        let reading = read(&results);
+        let mut rows = rows();
+        rows[1] = row(OverloadPolicy::Retry, 0.8, Some(6), (1.5, 1.1), None, 0);
+        rows[3] = row(OverloadPolicy::Ratio, 0.5, None, (1.4, 1.3), Some((1.3, 2.0)), 11311);
+        rows[4].refused = 0;
+        let read = reading(&config(), &rows);
         assert!(
-            reading[0].starts_with("retry without a budget recovered 6s after the trigger, at 1.50x"),
-            "{reading:?}"
+            read[0].starts_with("retry without a budget recovered 6s after the trigger, at 1.50x"),
+            "{read:?}"
         );
         assert_eq!(
-            reading[1],
+            read[1],
             "retry+ratio never recovered despite the budget; retry+token-bucket and retry+throttle recovered \
              within 4s; once drained, retry+ratio let amplification reach 1.30, above 1.25. retry+throttle never \
              refused a retry."
         );
-        results.rows.retain(|row| row.policy == OverloadPolicy::TokenBucket);
+        rows.retain(|row| row.policy == OverloadPolicy::TokenBucket);
         assert_eq!(
-            read(&results),
+            reading(&config(), &rows),
             ["retry+token-bucket recovered 4s after the trigger, and once drained kept amplification at or below \
               1.25 (1.00)."]
         );
-        results.facts.arrival_rate = 1000.0;
-        results.rows = vec![row(OverloadPolicy::Retry, 0.1, None, 3.0, 3.0, None, 0)];
-        assert!(read(&results)[0].contains("nor could any policy: the offered load alone (1000/s)"));
+        let saturated = config().to_builder().with_arrival_rate(1000.0).build().unwrap();
+        let rows = [row(OverloadPolicy::Retry, 0.1, None, (3.0, 3.0), None, 0)];
+        assert!(
+            reading(&saturated, &rows)[0].contains("nor could any policy: the offered load alone (1000/s)")
+        );
     }
 
     #[test]
     fn without_a_trigger_it_reads_what_budgets_cost() {
-        let mut results = fixtures::results();
-        results.facts.trigger = None;
-        for row in &mut results.rows {
+        let config = config().to_builder().without_trigger().build().unwrap();
+        let mut rows = rows();
+        for row in &mut rows {
             let failed = if row.policy == OverloadPolicy::NoRetry { 0.0097 } else { 0.0 };
             (row.goodput, row.amplification, row.refused, row.recovered) = (1.0 - failed, 1.0099, 0, true);
         }
-        results.rows[0].amplification = 1.0;
-        let reading = read(&results);
+        rows[0].amplification = 1.0;
         assert_eq!(
-            reading,
+            reading(&config, &rows),
             ["Without a trigger the budgets cost nothing: none refused a retry, and each kept retry's goodput \
               (100.00%) and amplification (1.010). Without retries goodput was 99.03%."]
         );
-        results.rows[2].refused = 3;
-        results.rows[0].recovered = false;
-        let reading = read(&results);
-        assert!(reading[0].starts_with("Without a trigger the budgets still refused retries: retry+token-bucket refused 3 (goodput 100.00%), "), "{reading:?}");
-        assert_eq!(reading[1], "no-retry never held goodput at 95% of the offered load for 5s.");
+        rows[2].refused = 3;
+        rows[0].recovered = false;
+        let read = reading(&config, &rows);
+        assert!(
+            read[0].starts_with(
+                "Without a trigger the budgets still refused retries: retry+token-bucket refused 3 (goodput \
+                 100.00%), "
+            ),
+            "{read:?}"
+        );
+        assert_eq!(read[1], "no-retry never held goodput at 95% of the offered load for 5s.");
     }
 
     #[test]
     fn a_run_too_short_for_the_window_says_so() {
-        let mut results = fixtures::results();
-        results.facts.duration = Duration::from_secs(14);
+        let short = config().to_builder().with_duration(Duration::from_secs(14)).build().unwrap();
         assert_eq!(
-            read(&results),
+            reading(&short, &rows()),
             ["The run leaves 4s after the trigger, less than the recovery window (5s): recovery cannot be \
-              judged; lengthen --duration."]
+              judged; lengthen the run."]
         );
-        results.facts.trigger = None;
-        results.facts.duration = Duration::from_millis(1500);
-        assert!(read(&results)[0].starts_with("The run leaves 1.5s, less than"));
+        let shorter =
+            short.to_builder().without_trigger().with_duration(Duration::from_millis(1500)).build().unwrap();
+        assert!(reading(&shorter, &rows())[0].starts_with("The run leaves 1.5s, less than"));
     }
 }

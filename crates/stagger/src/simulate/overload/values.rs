@@ -1,7 +1,7 @@
-//! The value parsers of the overload options that are not plain numbers or
+//! The value parsers of the overload flags that are not plain numbers or
 //! durations: rates, probabilities and shares, the trigger's window and its
 //! capacity. Each checks what it can alone (a rate above 0, a window that
-//! starts before it ends); the rest waits for the other options.
+//! starts before it ends); the simulator checks the rest.
 
 use std::time::Duration;
 
@@ -37,9 +37,6 @@ impl TriggerCapacity {
 
 /// A rate in requests per second: a number, optionally followed by `/s`
 /// (`700`, `700/s`), finite and above 0.
-///
-/// # Errors
-/// What is wrong, for clap to show beside the option.
 pub fn rate(text: &str) -> Result<f64, String> {
     let number = text.trim().strip_suffix("/s").unwrap_or(text.trim());
     match parse_number(number) {
@@ -51,9 +48,6 @@ pub fn rate(text: &str) -> Result<f64, String> {
 
 /// A probability: a number from 0 to 1 (`0.01`) or a percentage from 0% to
 /// 100% (`1%`).
-///
-/// # Errors
-/// What is wrong, for clap to show beside the option.
 pub fn probability(text: &str) -> Result<f64, String> {
     match fraction(text) {
         Some(p) if (0.0..=1.0).contains(&p) => Ok(p),
@@ -64,9 +58,6 @@ pub fn probability(text: &str) -> Result<f64, String> {
 
 /// A share that may exceed 1: a number (`0.2`) or a percentage (`20%`),
 /// finite and at least 0.
-///
-/// # Errors
-/// What is wrong, for clap to show beside the option.
 pub fn share(text: &str) -> Result<f64, String> {
     match fraction(text) {
         Some(s) if s >= 0.0 => Ok(s),
@@ -76,9 +67,6 @@ pub fn share(text: &str) -> Result<f64, String> {
 }
 
 /// `START..END` with two durations (`10s..15s`), START before END; or `none`.
-///
-/// # Errors
-/// What is wrong, for clap to show beside the option.
 pub fn trigger_window(text: &str) -> Result<TriggerWindow, String> {
     let text = text.trim();
     if text.eq_ignore_ascii_case("none") {
@@ -90,26 +78,19 @@ pub fn trigger_window(text: &str) -> Result<TriggerWindow, String> {
     let start = duration::parse(start.trim()).map_err(|err| format!("the start: {err}"))?;
     let end = duration::parse(end.trim()).map_err(|err| format!("the end: {err}"))?;
     if start >= end {
-        return Err(format!(
-            "the trigger must start before it ends: {} is not before {}",
-            duration::format(start),
-            duration::format(end)
-        ));
+        let (start, end) = (duration::format(start), duration::format(end));
+        return Err(format!("the trigger must start before it ends: {start} is not before {end}"));
     }
     Ok(TriggerWindow::Between(start, end))
 }
 
 /// A rate (`500`, `500/s`) or a share (`0.5x`, `50%`), above 0.
-///
-/// # Errors
-/// What is wrong, for clap to show beside the option.
 pub fn trigger_capacity(text: &str) -> Result<TriggerCapacity, String> {
     let text = text.trim();
     let parsed = if text.ends_with('x') || text.ends_with('%') {
         fraction(text.strip_suffix('x').unwrap_or(text)).map(|share| (TriggerCapacity::Share(share), share))
     } else {
-        let number = text.strip_suffix("/s").unwrap_or(text);
-        parse_number(number).map(|rate| (TriggerCapacity::Rate(rate), rate))
+        parse_number(text.strip_suffix("/s").unwrap_or(text)).map(|rate| (TriggerCapacity::Rate(rate), rate))
     };
     match parsed {
         Some((capacity, value)) if value > 0.0 => Ok(capacity),
@@ -137,59 +118,33 @@ mod tests {
     use super::*;
 
     #[test]
-    fn rates_take_an_optional_per_second() {
-        assert_eq!(rate("700"), Ok(700.0));
-        assert_eq!(rate("700/s"), Ok(700.0));
-        assert_eq!(rate(" 2.5e3/s "), Ok(2500.0));
+    fn value_parsers_say_what_is_wrong() {
+        assert_eq!((rate("700"), rate(" 2.5e3/s ")), (Ok(700.0), Ok(2500.0)));
         assert_eq!(rate("0").unwrap_err(), "the rate must be above 0 requests per second");
         for bad in ["-1", "abc", "700/min", "inf", "NaN", "", "/s"] {
             assert!(rate(bad).is_err(), "{bad}");
         }
-    }
-
-    #[test]
-    fn probabilities_are_fractions_or_percentages() {
-        assert_eq!(probability("0"), Ok(0.0));
-        assert_eq!(probability("0.01"), Ok(0.01));
-        assert_eq!(probability("1%"), Ok(0.01));
-        assert_eq!(probability("100%"), Ok(1.0));
+        assert_eq!((probability("1%"), probability("100%"), share("3")), (Ok(0.01), Ok(1.0), Ok(3.0)));
         assert_eq!(probability("2").unwrap_err(), "must be between 0 and 1 (0% and 100%)");
         for bad in ["-0.1", "101%", "x", "NaN", "%"] {
             assert!(probability(bad).is_err(), "{bad}");
         }
-        assert_eq!(share("20%"), Ok(0.2));
-        assert_eq!(share("3"), Ok(3.0));
         assert!(share("-1").is_err());
-    }
-
-    #[test]
-    fn trigger_windows_start_before_they_end() {
         let s = Duration::from_secs;
         assert_eq!(trigger_window("10s..15s"), Ok(TriggerWindow::Between(s(10), s(15))));
-        assert_eq!(trigger_window("0..1m"), Ok(TriggerWindow::Between(s(0), s(60))));
         assert_eq!(trigger_window("None"), Ok(TriggerWindow::None));
         assert_eq!(
             trigger_window("15s..10s").unwrap_err(),
             "the trigger must start before it ends: 15s is not before 10s"
         );
-        assert!(trigger_window("10s..10s").is_err());
         assert!(trigger_window("10s").unwrap_err().contains("START..END"));
         assert!(trigger_window("10..15s").unwrap_err().starts_with("the start: missing unit"));
-        assert!(trigger_window("10s..").unwrap_err().starts_with("the end: "));
-    }
-
-    #[test]
-    fn trigger_capacities_are_rates_or_shares() {
-        assert_eq!(trigger_capacity("500"), Ok(TriggerCapacity::Rate(500.0)));
         assert_eq!(trigger_capacity("500/s"), Ok(TriggerCapacity::Rate(500.0)));
-        assert_eq!(trigger_capacity("0.5x"), Ok(TriggerCapacity::Share(0.5)));
         assert_eq!(trigger_capacity("50%"), Ok(TriggerCapacity::Share(0.5)));
-        assert_eq!(trigger_capacity("2x"), Ok(TriggerCapacity::Share(2.0)));
         assert_eq!(trigger_capacity("0x").unwrap_err(), "the capacity must be above 0");
         for bad in ["0", "-5", "x", "half", "NaNx"] {
             assert!(trigger_capacity(bad).is_err(), "{bad}");
         }
         assert_eq!(TriggerCapacity::Rate(250.0).share_of(1000.0), 0.25);
-        assert_eq!(TriggerCapacity::Share(0.5).share_of(1000.0), 0.5);
     }
 }

@@ -1,14 +1,12 @@
-//! `ScheduleReport`: everything `stagger schedule` shows, computed once from
-//! the validated config; the exporters only format it.
+//! `ScheduleReport`: everything a schedule report shows, computed once from
+//! the query; its presentation only formats it.
 
 use std::time::Duration;
 
 use staggered::{Backoff, Preset};
 
-use super::config::ScheduleConfig;
 use super::sampling::{self, SampledStats, Samples};
-pub use crate::backoff_args::uses_multiplier;
-use crate::output::Format;
+use super::ScheduleQuery;
 
 /// Retries whose largest delay the worst-case total adds up one by one. Past
 /// it (only `--attempts` in the millions), each further retry counts as the
@@ -85,22 +83,21 @@ pub struct WorstCase {
     pub exact: bool,
 }
 
-impl ScheduleReport {
+impl ScheduleQuery {
     /// Computes the report. `entropy_seed` is the sampling seed when the
-    /// config has none (the caller draws it from OS entropy); everything else
-    /// follows from `config`, so the same inputs give the same report.
-    pub fn build(config: &ScheduleConfig, entropy_seed: u64) -> Self {
-        let backoff = config.backoff;
-        let shown = config.shown_retries;
+    /// query has none (the caller draws it from OS entropy); everything else
+    /// follows from the query, so the same inputs give the same report.
+    pub fn report(&self, entropy_seed: u64) -> ScheduleReport {
+        let backoff = self.backoff;
+        let shown = self.retries;
         let total_retries = backoff.max_attempts().map(|attempts| attempts - 1);
-        let samples = config.sampling.map(|plan| {
+        let samples = self.sampling.map(|plan| {
             let seed = plan.seed.unwrap_or(entropy_seed);
             Samples::draw(&backoff, seed, plan.seed.is_some(), plan.sequences, shown)
         });
         let stats = samples.as_ref().map(Samples::stats).unwrap_or_default();
         let bounds: Vec<_> = backoff.bounds().take(shown as usize).collect();
-        // CSV shows no medians, so it skips the estimate's 10,001 sequences.
-        let estimates = if config.format != Format::Csv && bounds.iter().any(|b| b.median.is_none()) {
+        let estimates = if self.estimate_medians && bounds.iter().any(|b| b.median.is_none()) {
             sampling::estimate_medians(&backoff, shown)
         } else {
             Vec::new()
@@ -122,7 +119,7 @@ impl ScheduleReport {
             })
             .collect();
         ScheduleReport {
-            preset: config.preset,
+            preset: self.preset,
             backoff,
             total_retries,
             rows,
@@ -130,7 +127,9 @@ impl ScheduleReport {
             samples,
         }
     }
+}
 
+impl ScheduleReport {
     /// Whether some retries of a limited schedule are not shown.
     pub fn is_truncated(&self) -> bool {
         self.total_retries.is_some_and(|total| total as usize > self.rows.len())
@@ -158,23 +157,11 @@ fn worst_case(backoff: &Backoff, total_retries: Option<u32>, shown: u32) -> Wors
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schedule::config::SamplingPlan;
     use staggered::Strategy;
 
-    fn config(backoff: Backoff, shown: u32, sampling: Option<SamplingPlan>) -> ScheduleConfig {
-        ScheduleConfig {
-            preset: None,
-            backoff,
-            shown_retries: shown,
-            sampling,
-            format: Format::Table,
-            warnings: Vec::new(),
-        }
-    }
-
     #[test]
-    fn google_rows_are_seed_002() {
-        let report = ScheduleReport::build(&config(Preset::Google.backoff(), 10, None), 0);
+    fn google_rows_are_the_java_client_s() {
+        let report = ScheduleQuery::new(Preset::Google.backoff()).report(0);
         let intervals: Vec<u128> = report.rows.iter().map(|r| r.interval.as_millis()).collect();
         assert_eq!(intervals, [500, 750, 1125, 1687, 2530, 3795, 5692, 8538, 12807, 19210]);
         assert_eq!(report.rows[3].min, Duration::from_micros(843_500));
@@ -186,15 +173,14 @@ mod tests {
 
     #[test]
     fn worst_case_sums_every_retry() {
-        let aws = Preset::Aws.backoff(); // full jitter, 1s then 2s
-        let report = ScheduleReport::build(&config(aws, 2, None), 0);
+        let report = ScheduleQuery::new(Preset::Aws.backoff()).report(0); // full jitter, 1s then 2s
         assert_eq!(report.worst_case, WorstCase { total: Duration::from_secs(3), retries: 2, exact: true });
     }
 
     #[test]
     fn huge_schedules_bound_the_worst_case_quickly() {
         let backoff = Backoff::builder(Strategy::Exponential).with_max_attempts(u32::MAX).build().unwrap();
-        let report = ScheduleReport::build(&config(backoff, 1000, None), 0);
+        let report = ScheduleQuery::new(backoff).report(0);
         assert!(report.is_truncated());
         assert!(!report.worst_case.exact);
         // 30 s per retry once capped (from retry 6): the bound is within minutes of that.
@@ -207,8 +193,7 @@ mod tests {
     #[test]
     fn decorrelated_medians_are_estimated_and_samples_fill_rows() {
         let backoff = Backoff::builder(Strategy::Decorrelated).with_max_attempts(4).build().unwrap();
-        let plan = SamplingPlan { sequences: 50, seed: Some(3) };
-        let report = ScheduleReport::build(&config(backoff, 3, Some(plan)), 0);
+        let report = ScheduleQuery::new(backoff).with_sampling(50, Some(3)).unwrap().report(0);
         assert!(report.has_estimates());
         for row in &report.rows {
             let median = row.median.value().unwrap();
@@ -218,12 +203,13 @@ mod tests {
         }
         let samples = report.samples.unwrap();
         assert_eq!((samples.seed, samples.seed_given, samples.count()), (3, true, 50));
+        let unknown = ScheduleQuery::new(backoff).without_median_estimates().report(0);
+        assert!(unknown.rows.iter().all(|row| row.median == Median::Unknown));
     }
 
     #[test]
     fn entropy_seed_is_used_only_without_a_seed() {
-        let plan = SamplingPlan { sequences: 1, seed: None };
-        let report = ScheduleReport::build(&config(Preset::Aws.backoff(), 2, Some(plan)), 42);
+        let report = ScheduleQuery::new(Preset::Aws.backoff()).with_sampling(1, None).unwrap().report(42);
         let samples = report.samples.unwrap();
         assert_eq!((samples.seed, samples.seed_given), (42, false));
     }

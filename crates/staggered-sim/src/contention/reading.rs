@@ -1,10 +1,15 @@
 //! The reading of a report: at one client count, which strategy did the least
-//! work, which finished first, and by how much.
+//! work, which finished first, and by how much; and the paragraphs printed
+//! under the tables.
 
 use std::fmt;
 
-use crate::contention::ContentionStrategy;
-use crate::report::{ContentionReport, ContentionRow, Summary};
+use super::{ContentionReport, ContentionRow, ContentionStrategy};
+use crate::Summary;
+
+/// The client count the 2015 experiment publishes figures for, and so the
+/// one [`ContentionReport::paragraphs`] reads when the experiment has it.
+pub const PUBLISHED_CLIENTS: u32 = 100;
 
 /// How many standard errors apart two means must be to call the gap real
 /// rather than run-to-run noise: 2, about a 95% two-sided test.
@@ -95,7 +100,7 @@ impl ContentionReport {
     /// The reading at `clients` among the strategies `keep` accepts; `None`
     /// if it accepts none of them or the report lacks that client count.
     ///
-    /// SPEC section 8's "decorrelated finishes soonest" compares the
+    /// The 2015 finding that decorrelated finishes soonest compares the
     /// strategies that back off: `none` finishes sooner still, at three times
     /// the calls, in the published figures as here.
     ///
@@ -122,15 +127,51 @@ impl ContentionReport {
     pub fn readings(&self) -> impl Iterator<Item = Reading> + '_ {
         self.config().clients().iter().filter_map(|&clients| self.reading(clients))
     }
+
+    /// The paragraphs under the tables: the reading at [`PUBLISHED_CLIENTS`]
+    /// if the experiment has it, else at its largest client count; and
+    /// again among the strategies that back off when `none` ran with at
+    /// least two of them, since `none` finishes first at three times the
+    /// calls.
+    pub fn paragraphs(&self) -> Vec<String> {
+        let clients = self.config().clients();
+        let at = if clients.contains(&PUBLISHED_CLIENTS) {
+            PUBLISHED_CLIENTS
+        } else {
+            clients.iter().copied().max().unwrap_or(PUBLISHED_CLIENTS)
+        };
+        let backs_off = |s: ContentionStrategy| s != ContentionStrategy::NoBackoff;
+        let strategies = self.config().strategies();
+        let mut lines: Vec<String> = self.reading(at).map(|r| r.to_string()).into_iter().collect();
+        if strategies.contains(&ContentionStrategy::NoBackoff)
+            && strategies.iter().filter(|&&s| backs_off(s)).count() >= 2
+        {
+            if let Some(reading) = self.reading_if(at, backs_off) {
+                lines.push(format!("Among the strategies that back off: {reading}"));
+            }
+        }
+        lines
+    }
 }
 
 impl fmt::Display for Reading {
     /// `N = 100: full did the least work, 796 calls per run: 2% fewer than
     /// equal (812) and 57% fewer than exponential (1855). decorrelated
     /// finished first, after 4462 time units: ...`, with `within run-to-run
-    /// noise` after a margin that fails [`Place::differs_from`].
+    /// noise` after a margin that fails [`Place::differs_from`]. With one
+    /// strategy, there is nothing to rank: `N = 5: full made 14 calls per
+    /// run and finished after 233 time units.`
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "N = {}: ", self.clients)?;
+        if self.work.runner_up.is_none() {
+            let (only, time) = (self.work.best, self.time.best.summary.mean);
+            let calls = only.summary.mean;
+            return write!(
+                f,
+                "{} made {calls:.0} calls per run and finished after {time:.0} time units.",
+                only.strategy
+            );
+        }
         write_ranking(f, &self.work, "did the least work,", "calls per run", "fewer")?;
         f.write_str(" ")?;
         write_ranking(f, &self.time, "finished first, after", "time units", "sooner")
@@ -207,10 +248,34 @@ mod tests {
             .build()
             .unwrap();
         let text = crate::run_contention(&one).reading(5).unwrap().to_string();
-        assert!(!text.contains("than"), "{text}");
+        assert!(text.starts_with("N = 5: full made "), "{text}");
+        assert!(text.contains(" calls per run and finished after "), "{text}");
+        assert!(!text.contains("than") && !text.contains("least") && !text.contains("first"), "{text}");
         let two =
             one.to_builder().with_strategies(["full", "none"].map(|s| s.parse().unwrap())).build().unwrap();
         let text = crate::run_contention(&two).reading(5).unwrap().to_string();
         assert_eq!(text.matches(" than ").count(), 2, "one comparison per measure: {text}");
+    }
+
+    fn paragraphs(clients: &[u32], strategies: &[&str]) -> Vec<String> {
+        let config = ContentionConfig::builder()
+            .with_clients(clients.iter().copied())
+            .with_runs(5)
+            .with_strategies(strategies.iter().map(|s| s.parse().unwrap()))
+            .build()
+            .unwrap();
+        crate::run_contention(&config).paragraphs()
+    }
+
+    #[test]
+    fn paragraphs_read_at_100_or_the_largest_count() {
+        let reading = paragraphs(&[5, 8], &["none", "full"]);
+        assert_eq!(reading.len(), 1, "one strategy backs off: no second reading");
+        assert!(reading[0].starts_with("N = 8: "), "{reading:?}");
+        let reading = paragraphs(&[100, 20], &["none", "full", "equal"]);
+        assert_eq!(reading.len(), 2);
+        assert!(reading[0].starts_with("N = 100: "), "{reading:?}");
+        assert!(reading[1].starts_with("Among the strategies that back off: N = 100: "));
+        assert!(!reading[1].contains("none"), "{reading:?}");
     }
 }

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use staggered::{Backoff, Delays, FastRng, Rng};
 
-use crate::duration;
+use crate::view::text::from_nanos;
 
 /// How many sequences the median estimate draws, where the library has no
 /// closed form (`decorrelated`; `smooth` after retry 1). Odd, so the median
@@ -134,7 +134,7 @@ impl SampledStats {
             p90: percentile(values, 90),
             p99: percentile(values, 99),
             // The mean of Durations is at most the largest one, so it fits.
-            mean: duration::from_nanos(mean).unwrap_or(Duration::MAX),
+            mean: from_nanos(mean).unwrap_or(Duration::MAX),
         })
     }
 }
