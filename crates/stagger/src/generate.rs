@@ -2,7 +2,6 @@
 //! know about `stagger`, generated from the one command-line definition so
 //! they can never disagree with it.
 
-use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context;
@@ -67,8 +66,8 @@ pub fn man(args: &ManArgs) -> anyhow::Result<Exit> {
     write_stdout(&roff)
 }
 
+/// Prints generated text (both generators write UTF-8) the way every command does.
 fn write_stdout(bytes: &[u8]) -> anyhow::Result<Exit> {
-    let mut out = std::io::stdout().lock();
-    out.write_all(bytes).and_then(|()| out.flush()).context("cannot write to standard output")?;
+    crate::output::print(&String::from_utf8_lossy(bytes))?;
     Ok(Exit::Success)
 }
