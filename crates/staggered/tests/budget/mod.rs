@@ -1,6 +1,8 @@
 //! Budgets: exact accounting under contention, the window of the ratio
 //! budget on a mock clock, and budgets inside the retry loop.
 
+mod ratio;
+
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
