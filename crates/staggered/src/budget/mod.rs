@@ -48,8 +48,11 @@ pub struct BudgetMetrics {
     /// What is left now, in retries' worth of the budget's own unit (tokens
     /// for the buckets, retries for the ratio budget).
     pub level: f64,
-    /// The most the budget can hold.
-    pub capacity: f64,
+    /// The most the budget can hold, in the unit of `level`: `Some` for the
+    /// token bucket and the gRPC throttle, `None` for a budget with no fixed
+    /// ceiling (the ratio budget grows with traffic). Never NaN, so a gauge
+    /// or a log line can carry it as it is.
+    pub capacity: Option<f64>,
     /// Retries allowed so far.
     pub allowed: u64,
     /// Retries refused so far.
@@ -183,7 +186,7 @@ impl Tally {
     }
 
     /// The metrics, given the level and capacity.
-    pub(crate) fn metrics(&self, level: f64, capacity: f64) -> BudgetMetrics {
+    pub(crate) fn metrics(&self, level: f64, capacity: Option<f64>) -> BudgetMetrics {
         use core::sync::atomic::Ordering::Relaxed;
         BudgetMetrics {
             level,

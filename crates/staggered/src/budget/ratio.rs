@@ -351,6 +351,6 @@ where
 
     fn metrics(&self) -> Option<BudgetMetrics> {
         let inner = &self.inner;
-        Some(inner.tally.metrics(self.available(), f64::NAN))
+        Some(inner.tally.metrics(self.available(), None))
     }
 }

@@ -170,7 +170,7 @@ impl Budget for TokenBucket {
     }
 
     fn metrics(&self) -> Option<BudgetMetrics> {
-        Some(self.inner.tally.metrics(f64::from(self.tokens()), f64::from(self.capacity())))
+        Some(self.inner.tally.metrics(f64::from(self.tokens()), Some(f64::from(self.capacity()))))
     }
 }
 
@@ -204,7 +204,7 @@ mod tests {
         assert!(!bucket.withdraw(&Failure::TRANSIENT), "an empty bucket means no retry");
         assert_eq!(bucket.tokens(), 1, "a refusal takes nothing");
         let m = bucket.metrics().unwrap();
-        assert_eq!((m.allowed, m.refused, m.level, m.capacity), (102, 1, 1.0, 500.0));
+        assert_eq!((m.allowed, m.refused, m.level, m.capacity), (102, 1, 1.0, Some(500.0)));
         for _ in 0..1000 {
             bucket.deposit(1, None);
         }

@@ -156,3 +156,12 @@ fn a_shared_budget_stops_retries_across_operations() {
     assert_eq!(policy.run_with(|_| Ok::<_, &str>(()), &sleeper, &sleeper.clock()).unwrap().attempts, 1);
     assert_eq!(bucket.tokens(), 1, "a first-try success refunds one token");
 }
+
+#[test]
+fn every_budget_reports_a_capacity_that_is_a_number_or_none() {
+    assert_eq!(TokenBucket::new().metrics().unwrap().capacity, Some(500.0));
+    assert_eq!(RetryThrottle::new().metrics().unwrap().capacity, Some(10.0));
+    let ratio = RatioBudget::new().metrics().unwrap();
+    assert_eq!(ratio.capacity, None, "a ratio budget grows with traffic: no fixed ceiling");
+    assert_eq!(ratio.level, 100.0);
+}
