@@ -67,8 +67,18 @@ fn a_clock_jump_of_exactly_2_pow_32_slots_does_not_revive_old_deposits() {
 #[test]
 fn jumps_of_every_size_around_tag_and_word_boundaries_expire_the_window() {
     let slot = Duration::from_millis(100);
-    for slots in [10u64, 11, 1 << 15, (1 << 15) + 3, 1 << 16, (1 << 16) + 10, 1 << 31, 1 << 32, (1 << 32) + 10, 1 << 40]
-    {
+    for slots in [
+        10u64,
+        11,
+        1 << 15,
+        (1 << 15) + 3,
+        1 << 16,
+        (1 << 16) + 10,
+        1 << 31,
+        1 << 32,
+        (1 << 32) + 10,
+        1 << 40,
+    ] {
         let (budget, clock) = budget(Duration::from_secs(1), 0, 1.0);
         for _ in 0..7 {
             budget.record_request();
