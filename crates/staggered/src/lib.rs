@@ -157,9 +157,11 @@ pub use budget::{RatioBudget, RetryThrottle, TokenBucket};
 pub use classify::{AlwaysTransient, Classifier, ErrorKind, Failure, Hint, RetryIf};
 pub use retry::decision::{Action, Decision, Limits, StopReason};
 pub use retry::event::{GiveUpEvent, NoNotify, Notify, RetryEvent};
+pub use retry::hint_policy::HintPolicy;
 pub use retry::policy::RetryPolicy;
 pub use retry::retry_error::{Retried, RetryError, TimedOut};
 pub use retry::timeout::{AttemptTimeout, MakeTimeoutError, NoTimeout, TimeoutFor};
+pub use schedule::compose;
 
 /// The README's example compiles and runs as a doctest.
 #[cfg(doctest)]

@@ -2,7 +2,7 @@
 //! `grpc-retry-pushback-ms` into a [`Hint`], never panicking on hostile text.
 //!
 //! Parsing only reads the value; what a hint may do is the retry decision's
-//! business: by default it waits at
+//! business (its [`HintPolicy`](crate::HintPolicy)): by default it waits at
 //! least the hint, counts against `max_attempts` and the deadline, and stops
 //! with [`StopReason::HintTooLong`](crate::StopReason) rather than shorten a
 //! hint past the allowed maximum.

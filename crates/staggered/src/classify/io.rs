@@ -2,7 +2,7 @@
 
 use std::io;
 
-use super::{ErrorKind, Failure};
+use super::Failure;
 
 /// Whether an I/O error kind is transient: the connection was reset,
 /// refused, aborted or not yet made, the peer went away, the operation timed
@@ -45,6 +45,7 @@ pub fn classify_io(error: &io::Error) -> Failure {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::classify::ErrorKind;
 
     #[test]
     fn network_trouble_is_transient_and_mistakes_are_not() {
