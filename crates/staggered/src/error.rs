@@ -2,7 +2,8 @@
 
 use core::fmt;
 
-/// A schedule parameter, as named in SPEC section 1 and on the command line.
+/// A parameter of a schedule or a budget, as the builders, configuration
+/// files and command line name it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Field {
@@ -26,10 +27,12 @@ pub enum Field {
     MaxTokens,
     /// A retry throttle's `token_ratio`.
     TokenRatio,
+    /// A token bucket's `success_reward`.
+    SuccessReward,
 }
 
 impl Field {
-    /// The field's name, as SPEC spells it.
+    /// The field's name, as the builders and configuration files spell it.
     pub const fn name(self) -> &'static str {
         match self {
             Field::Base => "base",
@@ -42,6 +45,7 @@ impl Field {
             Field::RetryPercent => "retry_percent",
             Field::MaxTokens => "max_tokens",
             Field::TokenRatio => "token_ratio",
+            Field::SuccessReward => "success_reward",
         }
     }
 }
