@@ -13,6 +13,9 @@
 //!   all on a recording sleeper or paused tokio time.
 //! - `budget`: exact token accounting under contention, the ratio budget's
 //!   window on a mock clock, and a budget shared across operations.
+//! - `peers`: each peer's default policy built with this crate, against the
+//!   numbers the peer publishes (backon, backoff, tokio-retry, tower, the AWS
+//!   SDKs, gRPC, Polly, google-http-java-client, cenkalti/backoff).
 //! - `integrations`: the reqwest middleware and the tower layer against a real
 //!   HTTP server on 127.0.0.1 (flaky endpoints, server hints hostile or not,
 //!   idempotency, attempt timeouts, shared budgets), and configuration files
@@ -20,5 +23,6 @@
 
 mod budget;
 mod integrations;
+mod peers;
 mod retry;
 mod schedules;
