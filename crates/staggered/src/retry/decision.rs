@@ -1,4 +1,4 @@
-//! The retry decision (SPEC section 6): one sans-IO state machine that every
+//! The retry decision: one sans-IO state machine that every
 //! driver calls, so the rules live in exactly one place.
 //!
 //! Given the outcome of attempt `r` and the time elapsed since attempt 1

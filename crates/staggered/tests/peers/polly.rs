@@ -68,3 +68,24 @@ fn decorrelated_jitter_v2_ranges() {
         .with_max_attempts(101);
     assert_eq!(long.build().unwrap().delays_seeded(1).count(), 100);
 }
+
+#[test]
+fn fast_first_with_the_v2_formula_keeps_the_median_first_delay() {
+    // Polly's fastFirst for DecorrelatedJitterBackoffV2 yields zero, then
+    // starts its formula at its second term with nothing to subtract: the
+    // first real delay lies between 2 tanh(2) / 1.4 and 4 tanh(sqrt 8) / 1.4
+    // times the median first delay (1.38 to 2.84). Ours prepends zero to the
+    // unchanged schedule, so the first real delay is still the first retry's
+    // (at most 2 tanh(2) / 1.4 = 1.38 times base, median about base): a
+    // deliberate difference, so that `base` keeps meaning "the median first
+    // delay".
+    let v2 =
+        Backoff::builder(Strategy::Smooth).with_base(secs(1)).with_max_delay(NO_CAP).with_max_attempts(4);
+    let fast_first = v2.build().unwrap().with_first_delay(Duration::ZERO).take_retries(3);
+    let upper = 2.0 * 2f64.tanh() / 1.4;
+    for _ in 0..1000 {
+        let delays: Vec<_> = fast_first.delays().collect();
+        assert_eq!(delays[0], Duration::ZERO);
+        assert!(delays[1].as_secs_f64() <= upper, "{delays:?}");
+    }
+}
