@@ -302,7 +302,7 @@ impl<D: Iterator<Item = Duration>, B: Budget> Decision<D, B> {
             return Err(StopReason::AttemptsExhausted);
         }
         let scheduled =
-            (self.steering.next)(&mut self.delays, failure).ok_or(StopReason::AttemptsExhausted)?;
+            self.steering.next_delay(&mut self.delays, failure).ok_or(StopReason::AttemptsExhausted)?;
         let hint_policy = self.limits.hint_policy;
         let wait = match failure.hint {
             None => scheduled,

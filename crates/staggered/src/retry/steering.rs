@@ -11,8 +11,10 @@ use crate::Schedule;
 
 /// The steering of delays of type `D`.
 pub(crate) struct Steering<D> {
-    /// The wait after a failure, or `None` to end the retrying.
-    pub(crate) next: fn(&mut D, &Failure) -> Option<Duration>,
+    /// The wait after a failure (returning `None` to end the retrying);
+    /// `None` takes the delays in order, with no call through a pointer
+    /// (the simulator decides millions of times).
+    pub(crate) next: Option<fn(&mut D, &Failure) -> Option<Duration>>,
     /// Starts the delays over from retry 1, when the schedule can.
     pub(crate) restart: Option<fn(&mut D)>,
 }
@@ -20,14 +22,28 @@ pub(crate) struct Steering<D> {
 impl<D: Iterator<Item = Duration>> Steering<D> {
     /// Bare delays: taken in order whatever failed, and never started over.
     pub(crate) fn in_order() -> Self {
-        Steering { next: |delays, _| delays.next(), restart: None }
+        Steering { next: None, restart: None }
+    }
+}
+
+impl<D: Iterator<Item = Duration>> Steering<D> {
+    /// The wait after `failure`, taken from `delays`.
+    #[inline]
+    pub(crate) fn next_delay(&self, delays: &mut D, failure: &Failure) -> Option<Duration> {
+        match self.next {
+            None => delays.next(),
+            Some(next) => next(delays, failure),
+        }
     }
 }
 
 impl<D> Steering<D> {
     /// Delays of the schedule type `S`, steered as it says.
     pub(crate) fn of<S: Schedule<Delays = D>>() -> Self {
-        Steering { next: S::next_delay, restart: if S::restartable() { Some(S::restart) } else { None } }
+        Steering {
+            next: Some(S::next_delay),
+            restart: if S::restartable() { Some(S::restart) } else { None },
+        }
     }
 }
 
@@ -78,7 +94,7 @@ impl<D: Iterator<Item = Duration>> Iterator for Steered<D> {
 #[cfg(feature = "tower")]
 impl<D: Iterator<Item = Duration> + Send> SteeredDelays for Steered<D> {
     fn next_after(&mut self, failure: &Failure) -> Option<Duration> {
-        (self.steering.next)(&mut self.delays, failure)
+        self.steering.next_delay(&mut self.delays, failure)
     }
 
     fn restart_if_possible(&mut self) {
@@ -96,7 +112,7 @@ where
 {
     let delays: BoxedDelays = Box::new(Steered { delays: schedule.delays(), steering: Steering::of::<S>() });
     let steering = Steering {
-        next: |delays: &mut BoxedDelays, failure| delays.next_after(failure),
+        next: Some(|delays: &mut BoxedDelays, failure| delays.next_after(failure)),
         restart: Some(|delays: &mut BoxedDelays| delays.restart_if_possible()),
     };
     (delays, steering)
