@@ -2,7 +2,8 @@
 
 use core::fmt;
 
-/// A schedule parameter, as named in SPEC section 1 and on the command line.
+/// A parameter of a schedule or a budget, as the builders, configuration
+/// files and command line name it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Field {
@@ -38,10 +39,12 @@ pub enum Field {
     MinRate,
     /// An adaptive limiter's `max_rate_scale`.
     MaxRateScale,
+    /// A token bucket's `success_reward`.
+    SuccessReward,
 }
 
 impl Field {
-    /// The field's name, as SPEC spells it.
+    /// The field's name, as the builders and configuration files spell it.
     pub const fn name(self) -> &'static str {
         match self {
             Field::Base => "base",
@@ -60,6 +63,7 @@ impl Field {
             Field::RateBucket => "rate_bucket",
             Field::MinRate => "min_rate",
             Field::MaxRateScale => "max_rate_scale",
+            Field::SuccessReward => "success_reward",
         }
     }
 }

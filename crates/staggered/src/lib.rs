@@ -20,7 +20,7 @@
 //!     assert!(delay <= Duration::from_millis(100 << retry));
 //! }
 //!
-//! // Or a published preset: seed 004's "standard", 5 attempts, never above 30 s.
+//! // Or a ready preset: "standard", 5 attempts, never above 30 s.
 //! let standard = Preset::Standard.backoff();
 //! assert!(standard.delays().all(|d| d <= Duration::from_secs(30)));
 //! # Ok::<(), staggered::ConfigError>(())
@@ -50,12 +50,13 @@
 //! reqwest integrations) decides through one sans-IO state machine,
 //! [`Decision`]: given a classified [`Failure`] and the time elapsed, it
 //! answers [`Action::Retry`] with the wait or [`Action::Stop`] with the
-//! reason. It owns `max_attempts`, the deadline, server [`hint`]s and the
+//! reason. It owns `max_attempts`, the deadline, server [`hint`]s (what a
+//! hint does is a [`HintPolicy`]: ours, the AWS SDKs' or gRPC's) and the
 //! [`budget`]; the drivers only sleep and call.
 //!
 //! # Schedules
-//! A [`Backoff`] is a validated, `Copy` configuration: a [`Strategy`] (the
-//! formulas of SPEC section 2), `base`, `multiplier`, `max_delay`, a factor,
+//! A [`Backoff`] is a validated, `Copy` configuration: a [`Strategy`] (how
+//! the delay is drawn), `base`, `multiplier`, `max_delay`, a factor,
 //! a [`CapMode`], `max_attempts` and an optional deadline. Build one with
 //! [`Backoff::builder`] or start from a [`Preset`]. Bad parameters give a
 //! [`ConfigError`] that names the field and the rule; nothing panics or
@@ -65,13 +66,16 @@
 //! [`Backoff::delays`] hands out a [`Delays`] iterator for one operation,
 //! with its own generator. [`Backoff::bounds`] gives the theoretical range of
 //! each retry's delay. Any cloneable iterator of `Duration` is a
-//! [`Schedule`] too.
+//! [`Schedule`] too, and schedules compose ([`compose`]): a first delay
+//! before the rest (Polly's "fast first"), one schedule after another, the
+//! first `n` retries, and waits chosen by the kind of failure (the AWS
+//! SDKs' 1 s after throttling, 50 ms otherwise).
 //!
 //! # The cap is hard
 //! By default ([`CapMode::Delay`]) no delay ever exceeds `max_delay`: for
 //! `proportional` and `additive` the interval shrinks so the whole random
 //! range fits under the cap. [`CapMode::Interval`] reproduces systems that cap
-//! the interval before randomizing (seed 002, seed 004's table), where a delay
+//! the interval before randomizing (google-http-java-client, gRPC), where a delay
 //! can reach `max_delay * (1 + f)`.
 //!
 //! # Randomness
@@ -87,9 +91,9 @@
 //! - `tokio` (default): the async driver's default timer and clock
 //!   ([`sleep::TokioSleeper`], [`sleep::TokioClock`]), which honour tokio's
 //!   paused time. Without it, `run_async_with` takes any runtime's.
-//! - `tracing`: one structured event per retry and per give-up, with seed
-//!   004's fields (`attempt`, `max_attempts`, `delay_ms`, `error_type`,
-//!   `error_message`) and the budget's level.
+//! - `tracing`: one structured event per retry and per give-up, with the
+//!   fields `attempt`, `max_attempts`, `delay_ms`, `error_type` and
+//!   `error_message`, and the budget's level.
 //! - `test-util`: `test_util::MockClock` and
 //!   `test_util::RecordingSleeper`, to assert attempts and delays in your
 //!   own tests without sleeping.
@@ -161,11 +165,18 @@ pub use classify::{AlwaysTransient, Classifier, ErrorKind, Failure, Hint, RetryI
 pub use limiter::AdaptiveLimiter;
 pub use retry::decision::{Action, Decision, Limits, StopReason};
 pub use retry::event::{GiveUpEvent, NoNotify, Notify, RetryEvent};
+pub use retry::hint_policy::HintPolicy;
 pub use retry::policy::RetryPolicy;
 pub use retry::retry_error::{Retried, RetryError, TimedOut};
 pub use retry::timeout::{AttemptTimeout, MakeTimeoutError, NoTimeout, TimeoutFor};
+pub use schedule::compose;
 
 /// The README's example compiles and runs as a doctest.
 #[cfg(doctest)]
 #[doc = include_str!("../../../README.md")]
 pub struct ReadmeDoctests;
+
+/// The guide's "Coming from ..." chapter: its examples compile and run.
+#[cfg(all(doctest, feature = "std"))]
+#[doc = include_str!("../../../docs/coming-from.md")]
+pub struct ComingFromDoctests;

@@ -15,6 +15,9 @@
 //!   window on a mock clock, and a budget shared across operations.
 //! - `limiter`: the adaptive limiter conserves tokens under contention,
 //!   waits through the sleepers, and a dropped wait takes no token.
+//! - `peers`: each peer's default policy built with this crate, against the
+//!   numbers the peer publishes (backon, backoff, tokio-retry, tower, the AWS
+//!   SDKs, gRPC, Polly, google-http-java-client, cenkalti/backoff).
 //! - `integrations`: the reqwest middleware and the tower layer against a real
 //!   HTTP server on 127.0.0.1 (flaky endpoints, server hints hostile or not,
 //!   idempotency, attempt timeouts, shared budgets), and configuration files
@@ -23,5 +26,6 @@
 mod budget;
 mod integrations;
 mod limiter;
+mod peers;
 mod retry;
 mod schedules;

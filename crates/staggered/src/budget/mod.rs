@@ -1,4 +1,4 @@
-//! Retry budgets (SPEC section 7): a shared limit that can refuse a retry.
+//! Retry budgets: a shared limit that can refuse a retry.
 //!
 //! # Why budgets and not only `max_attempts`?
 //! Retries multiply load: 3 attempts per layer across 5 layers is 3^5 = 243
@@ -13,7 +13,9 @@
 //! - [`TokenBucket`]: the AWS SDK's retry quota (500 tokens, a retry costs
 //!   5, a timeout 10, a first-try success refunds 1).
 //! - [`RatioBudget`]: Finagle's and tower's `TpsBudget` (retries up to 20%
-//!   of recent requests plus 10 per second, over a 10 s window).
+//!   of recent requests plus 10 per second, over a 10 s window). tower's
+//!   `deposit` counts a request: here that is [`Budget::record_request`],
+//!   and [`Budget::deposit`] records a success.
 //! - [`RetryThrottle`]: gRPC retry throttling (`max_tokens` 10,
 //!   `token_ratio` 0.1, no retry at or below half).
 //!
@@ -48,8 +50,11 @@ pub struct BudgetMetrics {
     /// What is left now, in retries' worth of the budget's own unit (tokens
     /// for the buckets, retries for the ratio budget).
     pub level: f64,
-    /// The most the budget can hold.
-    pub capacity: f64,
+    /// The most the budget can hold, in the unit of `level`: `Some` for the
+    /// token bucket and the gRPC throttle, `None` for a budget with no fixed
+    /// ceiling (the ratio budget grows with traffic). Never NaN, so a gauge
+    /// or a log line can carry it as it is.
+    pub capacity: Option<f64>,
     /// Retries allowed so far.
     pub allowed: u64,
     /// Retries refused so far.
@@ -64,6 +69,9 @@ pub trait Budget {
     /// Records that an operation succeeded on attempt `attempt` (1 is first
     /// try); `last_failure` is the failure whose retry succeeded, if any, so a
     /// budget can give back what that retry cost.
+    ///
+    /// Coming from tower: this is *not* tower's `Budget::deposit`, which
+    /// counts a request; that is [`record_request`](Budget::record_request).
     fn deposit(&self, attempt: u32, last_failure: Option<&Failure>);
 
     /// Records a retryable failure, whether or not it will be retried (the
@@ -75,7 +83,7 @@ pub trait Budget {
     }
 
     /// Records that an operation started (its first attempt). Ratio budgets
-    /// count these; the default ignores them.
+    /// count these (tower's `Budget::deposit`); the default ignores them.
     fn record_request(&self) {}
 
     /// The budget's current state, if it keeps one.
@@ -183,7 +191,7 @@ impl Tally {
     }
 
     /// The metrics, given the level and capacity.
-    pub(crate) fn metrics(&self, level: f64, capacity: f64) -> BudgetMetrics {
+    pub(crate) fn metrics(&self, level: f64, capacity: Option<f64>) -> BudgetMetrics {
         use core::sync::atomic::Ordering::Relaxed;
         BudgetMetrics {
             level,

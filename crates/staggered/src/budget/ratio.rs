@@ -14,6 +14,18 @@ use crate::sleep::{Clock, StdClock};
 const WITHDRAW: i64 = 1000;
 /// The window is kept as this many slots, each `ttl / SLOTS` long.
 const SLOTS: usize = 10;
+/// A slot word holds the low bits of its slot number (its tag) above its net
+/// amount. The tag only has to tell slots of the last few windows apart (a
+/// longer gap is caught by [`Inner::last_epoch`]); the amount gets the rest,
+/// 2^47 thousandths either way, so that no traffic a process can generate
+/// fills a slot (140 billion retries' worth in one tenth of the ttl).
+const TAG_BITS: u32 = 16;
+const AMOUNT_BITS: u32 = 64 - TAG_BITS;
+const AMOUNT_MAX: i64 = (1 << (AMOUNT_BITS - 1)) - 1;
+const AMOUNT_MIN: i64 = -(1 << (AMOUNT_BITS - 1));
+/// A gap between operations this long (in slots) could make an old tag look
+/// current; past it every slot is expired outright (see [`Inner::epoch`]).
+const ALIASING_GAP: u64 = (1 << (TAG_BITS - 1)) - 2 * SLOTS as u64;
 
 /// Finagle's `RetryBudget` and tower's `TpsBudget`: every request deposits
 /// `retry_percent` of a retry, every retry withdraws one, and a reserve of
@@ -30,7 +42,25 @@ const SLOTS: usize = 10;
 /// The window is ten slots, each one atomic word holding its slot number and
 /// its net deposits; the running balance is a second atomic. A withdrawal
 /// is a compare-and-swap on the balance, so concurrent retries can never
-/// overdraw it; no lock anywhere. Clones share the budget.
+/// overdraw it; no lock anywhere. Clones share the budget. Whatever the
+/// traffic and however far the clock jumps, once `ttl` has passed with no
+/// operation only the reserve is left.
+///
+/// # Rounding
+/// `retry_percent` is kept in thousandths of a retry per request: 0.3 allows
+/// exactly 3 retries per 10 requests, and 0.0004 rounds to nothing. tower's
+/// `TpsBudget` rounds differently: below 1 it charges a retry
+/// `floor(1 / retry_percent)` requests (0.3 becomes 1 retry per 3
+/// requests, 33%), above 1 it charges `floor(1000 / retry_percent)`
+/// thousandths. The two agree whenever that division is exact in
+/// thousandths (0.05, 0.1, 0.2, 0.25, 0.5, 1, 2, 4, 5, ...). To mirror tower's
+/// 33% for 0.3, pass its effective ratio, 1/3 (kept as 0.333).
+///
+/// # Coming from tower
+/// tower's `Budget::deposit` counts a request: here that is
+/// [`Budget::record_request`]. This crate's [`Budget::deposit`] records a
+/// *success* (the token buckets refill on it; this budget ignores it).
+/// `withdraw` means the same in both: ask for one retry.
 pub struct RatioBudget<K: Clock = StdClock> {
     inner: Arc<Inner<K>>,
 }
@@ -53,10 +83,15 @@ struct Inner<K: Clock> {
     slot_nanos: u64,
     deposit: i64,
     reserve: i64,
-    /// Each slot: its epoch in the high 32 bits, its net amount (i32) below.
+    /// Each slot: its tag in the high [`TAG_BITS`], its net amount below.
     slots: [AtomicU64; SLOTS],
-    /// The sum of the live slots' amounts.
+    /// The sum of the slots' amounts: every change to a slot's amount is
+    /// mirrored here, by exactly what the slot took, so nothing outlives the
+    /// window.
     balance: AtomicI64,
+    /// The latest slot number any operation has seen, in full (slot tags
+    /// keep only its low bits).
+    last_epoch: AtomicU64,
     tally: Tally,
 }
 
@@ -130,6 +165,7 @@ impl RatioBudgetBuilder {
                 reserve,
                 slots: Default::default(),
                 balance: AtomicI64::new(0),
+                last_epoch: AtomicU64::new(0),
                 tally: Tally::default(),
             }),
         })
@@ -142,12 +178,26 @@ impl Default for RatioBudgetBuilder {
     }
 }
 
-fn pack(epoch: u32, amount: i32) -> u64 {
-    (u64::from(epoch) << 32) | u64::from(amount as u32)
+/// The tag of slot number `epoch`: its low [`TAG_BITS`].
+fn tag(epoch: u64) -> u16 {
+    epoch as u16
 }
 
-fn unpack(word: u64) -> (u32, i32) {
-    ((word >> 32) as u32, word as u32 as i32)
+fn pack(tag: u16, amount: i64) -> u64 {
+    debug_assert!((AMOUNT_MIN..=AMOUNT_MAX).contains(&amount));
+    (u64::from(tag) << AMOUNT_BITS) | (amount as u64 & ((1 << AMOUNT_BITS) - 1))
+}
+
+fn unpack(word: u64) -> (u16, i64) {
+    ((word >> AMOUNT_BITS) as u16, ((word << TAG_BITS) as i64) >> TAG_BITS)
+}
+
+/// How many slots `tag` lies behind `now` (negative: ahead, written by an
+/// operation that read the clock after this one). Exact while the two are
+/// less than half the tag range apart, which [`Inner::epoch`] ensures for
+/// every slot that still holds an amount.
+fn age(now: u16, tag: u16) -> i16 {
+    now.wrapping_sub(tag) as i16
 }
 
 impl RatioBudget {
@@ -178,44 +228,83 @@ impl<K: Clock> RatioBudget<K> {
 }
 
 impl<K: Clock> Inner<K> {
-    fn epoch(&self) -> u32 {
+    /// The current slot number, in full. After a gap long enough for an old
+    /// tag to pass for a current one, every slot is expired here, whatever
+    /// its tag says: nothing written before the gap can still be in the window.
+    fn epoch(&self) -> u64 {
         let nanos = u64::try_from(self.clock.since(self.origin).as_nanos()).unwrap_or(u64::MAX);
-        (nanos / self.slot_nanos) as u32
+        let now = nanos / self.slot_nanos;
+        let last = self.last_epoch.load(Ordering::Acquire);
+        if now > last {
+            let last = self.last_epoch.fetch_max(now, Ordering::AcqRel);
+            if now.saturating_sub(last) >= ALIASING_GAP {
+                for slot in &self.slots {
+                    self.clear(slot, |_| true);
+                }
+            }
+        }
+        now
     }
 
     /// Zeroes every slot older than the window, taking its amount out of the balance.
-    fn expire(&self, now: u32) {
+    fn expire(&self, now: u64) {
+        let now = tag(now);
         for slot in &self.slots {
-            let word = slot.load(Ordering::Acquire);
-            let (epoch, amount) = unpack(word);
-            if amount != 0 && now.wrapping_sub(epoch) >= SLOTS as u32 && Self::clear(slot, word, epoch) {
-                self.balance.fetch_sub(i64::from(amount), Ordering::AcqRel);
+            self.clear(slot, |tag| age(now, tag) >= SLOTS as i16);
+        }
+    }
+
+    /// Zeroes `slot` if it holds an amount and its tag is `expired`, taking
+    /// the amount out of the balance.
+    fn clear(&self, slot: &AtomicU64, expired: impl Fn(u16) -> bool) {
+        let mut word = slot.load(Ordering::Acquire);
+        loop {
+            let (tag, amount) = unpack(word);
+            if amount == 0 || !expired(tag) {
+                return;
+            }
+            match slot.compare_exchange_weak(word, pack(tag, 0), Ordering::AcqRel, Ordering::Acquire) {
+                Ok(_) => {
+                    self.balance.fetch_sub(amount, Ordering::AcqRel);
+                    return;
+                }
+                Err(actual) => word = actual,
             }
         }
     }
 
-    fn clear(slot: &AtomicU64, word: u64, epoch: u32) -> bool {
-        slot.compare_exchange(word, pack(epoch, 0), Ordering::AcqRel, Ordering::Acquire).is_ok()
-    }
-
     /// Adds `amount` to the current slot, first recycling it if it belongs
-    /// to an older epoch (whose amount then leaves the balance).
-    fn record(&self, now: u32, amount: i64) {
-        let slot = &self.slots[now as usize % SLOTS];
+    /// to an older epoch (whose amount then leaves the balance), and returns
+    /// what the slot took: all of `amount`, or with `partial` as much as
+    /// fits. Without `partial`, an amount that does not fit is not taken
+    /// (0). A slot already holding a later epoch (written by an operation
+    /// that read the clock after this one) takes the amount as its own.
+    fn record(&self, now: u64, amount: i64, partial: bool) -> i64 {
+        // An operation that read the clock a whole window ago (its thread
+        // was descheduled) has nothing left to record: its amount would
+        // already have expired.
+        if self.last_epoch.load(Ordering::Acquire).saturating_sub(now) >= SLOTS as u64 {
+            return 0;
+        }
+        let slot = &self.slots[(now % SLOTS as u64) as usize];
+        let now = tag(now);
         let mut word = slot.load(Ordering::Acquire);
         loop {
-            let (epoch, held) = unpack(word);
-            let (base, dropped) = if epoch == now { (held, 0) } else { (0, held) };
-            let next = pack(
-                now,
-                i64::from(base).saturating_add(amount).clamp(i32::MIN.into(), i32::MAX.into()) as i32,
-            );
-            match slot.compare_exchange_weak(word, next, Ordering::AcqRel, Ordering::Acquire) {
+            let (held_tag, held) = unpack(word);
+            let older = age(now, held_tag) > 0;
+            let (base, dropped) = if older { (0, held) } else { (held, 0) };
+            let sum = base.saturating_add(amount);
+            let next = sum.clamp(AMOUNT_MIN, AMOUNT_MAX);
+            if next != sum && !partial {
+                return 0;
+            }
+            let tag = if older || held == 0 { now } else { held_tag };
+            match slot.compare_exchange_weak(word, pack(tag, next), Ordering::AcqRel, Ordering::Acquire) {
                 Ok(_) => {
                     if dropped != 0 {
-                        self.balance.fetch_sub(i64::from(dropped), Ordering::AcqRel);
+                        self.balance.fetch_sub(dropped, Ordering::AcqRel);
                     }
-                    return;
+                    return next - base;
                 }
                 Err(actual) => word = actual,
             }
@@ -235,12 +324,15 @@ where
         let taken = inner.balance.fetch_update(Ordering::AcqRel, Ordering::Acquire, |balance| {
             (balance + reserve >= WITHDRAW).then_some(balance - WITHDRAW)
         });
-        if taken.is_ok() {
-            // The balance already counts this withdrawal; the slot remembers
-            // it so that it expires with the window.
-            inner.record(now, -WITHDRAW);
+        let mut allowed = taken.is_ok();
+        // The balance already counts this withdrawal; the slot remembers it
+        // so that it expires with the window. A slot too full to remember it
+        // (out of reach in practice) refuses it rather than lose track.
+        if allowed && inner.record(now, -WITHDRAW, false) == 0 {
+            inner.balance.fetch_add(WITHDRAW, Ordering::AcqRel);
+            allowed = false;
         }
-        inner.tally.record(taken.is_ok())
+        inner.tally.record(allowed)
     }
 
     fn deposit(&self, _: u32, _: Option<&Failure>) {}
@@ -252,13 +344,14 @@ where
         }
         let now = inner.epoch();
         inner.expire(now);
-        inner.record(now, inner.deposit);
-        inner.balance.fetch_add(inner.deposit, Ordering::AcqRel);
+        // What a full slot could not take is not counted at all.
+        let taken = inner.record(now, inner.deposit, true);
+        inner.balance.fetch_add(taken, Ordering::AcqRel);
     }
 
     fn metrics(&self) -> Option<BudgetMetrics> {
         let inner = &self.inner;
-        Some(inner.tally.metrics(self.available(), f64::NAN))
+        Some(inner.tally.metrics(self.available(), None))
     }
 }
 

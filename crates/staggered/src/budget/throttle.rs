@@ -105,7 +105,7 @@ impl Budget for RetryThrottle {
     }
 
     fn metrics(&self) -> Option<BudgetMetrics> {
-        Some(self.inner.tally.metrics(self.tokens(), f64::from(self.inner.max) / MILLI))
+        Some(self.inner.tally.metrics(self.tokens(), Some(f64::from(self.inner.max) / MILLI)))
     }
 }
 

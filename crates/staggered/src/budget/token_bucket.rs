@@ -1,11 +1,15 @@
 //! The AWS SDK's retry quota: a token bucket that retries drain and successes
 //! refill.
 
-use core::sync::atomic::{AtomicU32, Ordering};
+use core::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use super::{Budget, BudgetMetrics, Tally};
 use crate::classify::{ErrorKind, Failure};
+use crate::error::{ConfigError, Field, Rule};
+
+/// Tokens are kept in thousandths, so a fractional success reward is exact.
+const MILLI: u64 = 1000;
 
 /// The AWS SDK's retry token bucket (standard retry mode).
 ///
@@ -24,6 +28,32 @@ use crate::classify::{ErrorKind, Failure};
 /// | `timeout_cost` | 10 |
 /// | `throttled_cost` | 5 (set it lower to let throttled calls retry longer) |
 /// | `success_refund` | 1 |
+/// | `success_reward` | none: successes refund as above |
+///
+/// # Any cost
+/// The bucket is also a plain quota: [`try_acquire`](TokenBucket::try_acquire)
+/// takes any number of tokens and [`release`](TokenBucket::release) gives
+/// them back (botocore's `RetryQuota.acquire(n)` and `release(n)`), and
+/// [`with_success_reward`](TokenBucketBuilder::with_success_reward) rewards
+/// every success with a fraction of a token instead of refunding (smithy-rs's
+/// `success_reward`). The AWS SDKs' retry behaviour 2.1 charges 14 per retry
+/// and 5 per throttled retry:
+///
+/// ```
+/// use staggered::{Budget, Failure, TokenBucket};
+///
+/// let v2_1 = TokenBucket::builder().with_retry_cost(14).with_timeout_cost(14).build();
+/// assert!(v2_1.withdraw(&Failure::TRANSIENT));
+/// assert_eq!(v2_1.tokens(), 486);
+/// v2_1.deposit(2, Some(&Failure::TRANSIENT)); // a retried success gives back its cost
+/// assert_eq!(v2_1.tokens(), 500);
+///
+/// let rewarded = TokenBucket::builder().with_capacity(10).with_success_reward(0.4)?.build();
+/// assert!(rewarded.try_acquire(10));
+/// (0..3).for_each(|_| rewarded.deposit(1, None));
+/// assert_eq!((rewarded.tokens(), rewarded.level()), (1, 1.2));
+/// # Ok::<(), staggered::ConfigError>(())
+/// ```
 ///
 /// Clones share the bucket. Every operation is one compare-and-swap loop on
 /// one atomic: no lock, the level never goes below zero nor above capacity,
@@ -35,7 +65,8 @@ pub struct TokenBucket {
 
 #[derive(Debug)]
 struct Inner {
-    tokens: AtomicU32,
+    /// Thousandths of a token.
+    milli_tokens: AtomicU64,
     config: TokenBucketBuilder,
     tally: Tally,
 }
@@ -49,6 +80,8 @@ pub struct TokenBucketBuilder {
     timeout_cost: u32,
     throttled_cost: u32,
     success_refund: u32,
+    /// Thousandths of a token added by every success, refunds aside.
+    success_reward: Option<u64>,
 }
 
 impl TokenBucketBuilder {
@@ -60,6 +93,7 @@ impl TokenBucketBuilder {
             timeout_cost: 10,
             throttled_cost: 5,
             success_refund: 1,
+            success_reward: None,
         }
     }
     /// Sets the bucket's size, and its starting level.
@@ -87,11 +121,30 @@ impl TokenBucketBuilder {
         self.success_refund = refund;
         self
     }
+    /// Rewards every success, first try or not, with `reward` tokens, kept
+    /// to the thousandth, instead of refunding: a success after retries no
+    /// longer gets its last retry's cost back (smithy-rs's `success_reward`,
+    /// where 0.4 adds a token every third success).
+    ///
+    /// # Errors
+    /// A [`ConfigError`] unless `reward` is finite and at least 0.001 (a
+    /// thousandth, the bucket's resolution), at most `u32::MAX`.
+    pub fn with_success_reward(mut self, reward: f64) -> Result<Self, ConfigError> {
+        if !reward.is_finite() {
+            return Err(ConfigError::float(Field::SuccessReward, Rule::Finite, reward));
+        }
+        let max = f64::from(u32::MAX);
+        if !(0.001..=max).contains(&reward) {
+            return Err(ConfigError::float(Field::SuccessReward, Rule::Within(0.001, max), reward));
+        }
+        self.success_reward = Some((reward * MILLI as f64).round() as u64);
+        Ok(self)
+    }
     /// A full bucket with these parameters.
     pub fn build(self) -> TokenBucket {
         TokenBucket {
             inner: Arc::new(Inner {
-                tokens: AtomicU32::new(self.capacity),
+                milli_tokens: AtomicU64::new(u64::from(self.capacity) * MILLI),
                 config: self,
                 tally: Tally::default(),
             }),
@@ -116,9 +169,36 @@ impl TokenBucket {
         TokenBucketBuilder::new()
     }
 
-    /// The tokens left.
+    /// The whole tokens left (a fraction from a success reward is not counted).
     pub fn tokens(&self) -> u32 {
-        self.inner.tokens.load(Ordering::Acquire)
+        (self.milli() / MILLI) as u32
+    }
+
+    /// The tokens left, fractions included.
+    pub fn level(&self) -> f64 {
+        self.milli() as f64 / MILLI as f64
+    }
+
+    fn milli(&self) -> u64 {
+        self.inner.milli_tokens.load(Ordering::Acquire)
+    }
+
+    /// Takes `cost` tokens if there are that many, and says whether it did:
+    /// botocore's `RetryQuota.acquire`. Not counted in the
+    /// [metrics](Budget::metrics)' allowed and refused retries, which are the
+    /// retry decision's.
+    pub fn try_acquire(&self, cost: u32) -> bool {
+        let cost = u64::from(cost) * MILLI;
+        self.inner
+            .milli_tokens
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |t| t.checked_sub(cost))
+            .is_ok()
+    }
+
+    /// Gives back `amount` tokens, never above capacity: botocore's
+    /// `RetryQuota.release`.
+    pub fn release(&self, amount: u32) {
+        self.refill(u64::from(amount) * MILLI);
     }
 
     /// The bucket's size.
@@ -138,10 +218,11 @@ impl TokenBucket {
         }
     }
 
-    fn refill(&self, amount: u32) {
-        let capacity = self.inner.config.capacity;
-        let _ = self.inner.tokens.fetch_update(Ordering::AcqRel, Ordering::Acquire, |tokens| {
-            Some(tokens.saturating_add(amount).min(capacity))
+    /// Adds `milli` thousandths of a token, never above capacity.
+    fn refill(&self, milli: u64) {
+        let capacity = u64::from(self.inner.config.capacity) * MILLI;
+        let _ = self.inner.milli_tokens.fetch_update(Ordering::AcqRel, Ordering::Acquire, |tokens| {
+            Some(tokens.saturating_add(milli).min(capacity))
         });
     }
 }
@@ -154,23 +235,21 @@ impl Default for TokenBucket {
 
 impl Budget for TokenBucket {
     fn withdraw(&self, failure: &Failure) -> bool {
-        let cost = self.cost(failure);
-        let taken = self
-            .inner
-            .tokens
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |tokens| tokens.checked_sub(cost));
-        self.inner.tally.record(taken.is_ok())
+        self.inner.tally.record(self.try_acquire(self.cost(failure)))
     }
 
     fn deposit(&self, _: u32, last_failure: Option<&Failure>) {
-        self.refill(match last_failure {
+        if let Some(reward) = self.inner.config.success_reward {
+            return self.refill(reward);
+        }
+        self.release(match last_failure {
             Some(failure) => self.cost(failure),
             None => self.inner.config.success_refund,
         });
     }
 
     fn metrics(&self) -> Option<BudgetMetrics> {
-        Some(self.inner.tally.metrics(f64::from(self.tokens()), f64::from(self.capacity())))
+        Some(self.inner.tally.metrics(self.level(), Some(f64::from(self.capacity()))))
     }
 }
 
@@ -249,11 +328,36 @@ mod tests {
         assert!(!bucket.withdraw(&Failure::TRANSIENT), "an empty bucket means no retry");
         assert_eq!(bucket.tokens(), 1, "a refusal takes nothing");
         let m = bucket.metrics().unwrap();
-        assert_eq!((m.allowed, m.refused, m.level, m.capacity), (102, 1, 1.0, 500.0));
+        assert_eq!((m.allowed, m.refused, m.level, m.capacity), (102, 1, 1.0, Some(500.0)));
         for _ in 0..1000 {
             bucket.deposit(1, None);
         }
         assert_eq!(bucket.tokens(), 500, "never above capacity");
+    }
+
+    #[test]
+    fn any_cost_and_fractional_rewards() {
+        // botocore's quota: acquire and release any amount, capped at capacity.
+        let quota = TokenBucket::builder().with_capacity(14).build();
+        assert!(quota.try_acquire(14) && !quota.try_acquire(1));
+        quota.release(50);
+        assert_eq!(quota.tokens(), 14);
+        // smithy-rs's reward: 0.4 per success, fractions kept, retries not refunded.
+        let bucket = TokenBucket::builder().with_capacity(10).with_success_reward(0.4).unwrap().build();
+        assert!(bucket.withdraw(&Failure::timeout()));
+        for (successes, whole) in [(1, 0), (2, 0), (3, 1)] {
+            bucket.deposit(2, Some(&Failure::timeout()));
+            assert_eq!(bucket.tokens(), whole, "after {successes} successes");
+        }
+        assert!((bucket.level() - 1.2).abs() < 1e-12);
+        for _ in 0..100 {
+            bucket.deposit(1, None);
+        }
+        assert_eq!(bucket.level(), 10.0, "never above capacity");
+        for bad in [f64::NAN, -0.5, 0.0004, f64::INFINITY, 5e9] {
+            let err = TokenBucket::builder().with_success_reward(bad).unwrap_err();
+            assert_eq!(err.field(), Field::SuccessReward, "{bad}");
+        }
     }
 
     #[test]

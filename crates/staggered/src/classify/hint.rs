@@ -1,10 +1,24 @@
-//! Server hints (SPEC section 6): parse `Retry-After`, `x-amz-retry-after` and
+//! Server hints: parse `Retry-After`, `x-amz-retry-after` and
 //! `grpc-retry-pushback-ms` into a [`Hint`], never panicking on hostile text.
 //!
 //! Parsing only reads the value; what a hint may do is the retry decision's
-//! business: it waits at least the hint, counts against `max_attempts` and the
-//! deadline, and stops with [`StopReason::HintTooLong`](crate::StopReason)
-//! rather than shorten a hint past the allowed maximum.
+//! business (its [`HintPolicy`](crate::HintPolicy)): by default it waits at
+//! least the hint, counts against `max_attempts` and the deadline, and stops
+//! with [`StopReason::HintTooLong`](crate::StopReason) rather than shorten a
+//! hint past the allowed maximum.
+//!
+//! # A header given more than once
+//! - `grpc-retry-pushback-ms` twice means "do not retry" ([`Hint::Never`]),
+//!   as gRPC's retry design (A6) says and grpc-go does, whatever the values:
+//!   a server that cannot say one thing is not to be second-guessed. Like any
+//!   retryable failure, it still counts against gRPC's retry throttle.
+//! - `Retry-After` and `x-amz-retry-after` twice (a proxy that repeats or
+//!   adds the header): the longest valid value wins, unreadable ones are
+//!   skipped. Each value is something the server side asked for, and waiting
+//!   the longest honours all of them; `max_hint` and the deadline still bound
+//!   it. Neither HTTP nor the AWS SDKs say more: RFC 9110 only forbids
+//!   sending the field twice, and botocore and smithy-rs read whichever value
+//!   their header map hands them.
 
 use core::time::Duration;
 
@@ -53,6 +67,45 @@ pub fn grpc_retry_pushback(value: &str) -> Hint {
     }
 }
 
+/// Every value of a `grpc-retry-pushback-ms` header or trailer, `None` for
+/// a value that is not text: no value gives no hint, one value is read by
+/// [`grpc_retry_pushback`] (text or not: unreadable is "do not retry"), and
+/// more than one is [`Hint::Never`], as gRPC's retry design says.
+pub fn grpc_retry_pushback_all<'a>(values: impl IntoIterator<Item = Option<&'a str>>) -> Option<Hint> {
+    let mut values = values.into_iter();
+    let first = values.next()?;
+    if values.next().is_some() {
+        return Some(Hint::Never);
+    }
+    Some(first.map_or(Hint::Never, grpc_retry_pushback))
+}
+
+/// Every value of an `x-amz-retry-after` header, `None` for a value that is
+/// not text: the longest valid one, or `None` if none is valid (see the
+/// [module docs](self) for why the longest).
+pub fn amz_retry_after_all<'a>(values: impl IntoIterator<Item = Option<&'a str>>) -> Option<Hint> {
+    longest(values.into_iter().map(|value| value.and_then(amz_retry_after)))
+}
+
+/// Every value of a `Retry-After` header, `None` for a value that is not
+/// text, read against `now`: the longest valid one, or `None` if none is
+/// valid (see the [module docs](self) for why the longest).
+#[cfg(feature = "std")]
+pub fn retry_after_all<'a>(
+    values: impl IntoIterator<Item = Option<&'a str>>,
+    now: std::time::SystemTime,
+) -> Option<Hint> {
+    longest(values.into_iter().map(|value| value.and_then(|value| retry_after(value, now))))
+}
+
+/// The longest of some hints (`Never` outlasts any wait); `None` if there are none.
+fn longest(hints: impl Iterator<Item = Option<Hint>>) -> Option<Hint> {
+    hints.flatten().max_by_key(|hint| match *hint {
+        Hint::After(wait) => (false, wait),
+        Hint::Never => (true, Duration::ZERO),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -92,5 +145,33 @@ mod tests {
         assert_eq!(grpc_retry_pushback("250"), Hint::After(Duration::from_millis(250)));
         assert_eq!(grpc_retry_pushback("-1"), Hint::Never);
         assert_eq!(grpc_retry_pushback("later"), Hint::Never);
+    }
+
+    #[test]
+    fn a_header_given_twice() {
+        let ms = |n| Some(Hint::After(Duration::from_millis(n)));
+        // gRPC: one value is read, two mean "do not retry", whatever they say.
+        assert_eq!(grpc_retry_pushback_all([]), None);
+        assert_eq!(grpc_retry_pushback_all([Some("100")]), ms(100));
+        assert_eq!(grpc_retry_pushback_all([None]), Some(Hint::Never));
+        assert_eq!(grpc_retry_pushback_all([Some("100"), Some("10")]), Some(Hint::Never));
+        assert_eq!(grpc_retry_pushback_all([Some("100"), Some("100")]), Some(Hint::Never));
+        // AWS and HTTP: the longest valid value.
+        assert_eq!(amz_retry_after_all([Some("1500"), Some("x"), Some("3000"), None]), ms(3000));
+        assert_eq!(amz_retry_after_all([Some("x"), None]), None);
+        assert_eq!(amz_retry_after_all([]), None);
+    }
+
+    #[cfg(feature = "std")]
+    #[test]
+    fn retry_after_given_twice_waits_the_longest() {
+        use std::time::UNIX_EPOCH;
+        let now = UNIX_EPOCH + Duration::from_secs(784_111_777); // Sun, 06 Nov 1994 08:49:37 GMT
+        let secs = |n| Some(Hint::After(Duration::from_secs(n)));
+        assert_eq!(retry_after_all([Some("5"), Some("120")], now), secs(120));
+        assert_eq!(retry_after_all([Some("120"), Some("5")], now), secs(120));
+        assert_eq!(retry_after_all([Some("5"), Some("Sun, 06 Nov 1994 08:50:07 GMT")], now), secs(30));
+        assert_eq!(retry_after_all([Some("soon"), Some("7")], now), secs(7));
+        assert_eq!(retry_after_all([Some("soon")], now), None);
     }
 }

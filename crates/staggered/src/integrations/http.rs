@@ -66,17 +66,18 @@ pub fn is_repeatable(method: &Method, headers: &HeaderMap) -> bool {
 /// The server's hint in `headers`, read against `now` for an HTTP-date.
 ///
 /// `grpc-retry-pushback-ms` comes first (a negative or unparsable value is
-/// [`Hint::Never`], as gRPC specifies), then `x-amz-retry-after`, then
-/// `Retry-After`. Malformed values of the last two are ignored; a huge value
-/// saturates and the decision then stops with `HintTooLong`. Never panics.
+/// [`Hint::Never`], as gRPC specifies, and so is the header given twice),
+/// then `x-amz-retry-after`, then `Retry-After` (given twice, the longest
+/// valid value wins). Malformed values of the last two are ignored; a huge
+/// value saturates and the decision then stops with `HintTooLong`. Never
+/// panics. The [`hint`](crate::hint) module says why each header given twice
+/// reads as it does.
 pub fn hint(headers: &HeaderMap, now: SystemTime) -> Option<Hint> {
-    if let Some(value) = headers.get(GRPC_RETRY_PUSHBACK) {
-        return Some(value.to_str().map_or(Hint::Never, crate::classify::hint::grpc_retry_pushback));
-    }
-    let text = |name: HeaderName| headers.get(name).and_then(|value| value.to_str().ok());
-    text(AMZ_RETRY_AFTER)
-        .and_then(crate::classify::hint::amz_retry_after)
-        .or_else(|| text(RETRY_AFTER).and_then(|value| crate::classify::hint::retry_after(value, now)))
+    use crate::classify::hint::{amz_retry_after_all, grpc_retry_pushback_all, retry_after_all};
+    let values = |name: HeaderName| headers.get_all(name).into_iter().map(|value| value.to_str().ok());
+    grpc_retry_pushback_all(values(GRPC_RETRY_PUSHBACK))
+        .or_else(|| amz_retry_after_all(values(AMZ_RETRY_AFTER)))
+        .or_else(|| retry_after_all(values(RETRY_AFTER), now))
 }
 
 /// A set of HTTP status codes (100 to 999), stored as bits.
@@ -283,6 +284,29 @@ mod tests {
         let mut binary = HeaderMap::new();
         binary.insert(RETRY_AFTER, http::HeaderValue::from_bytes(b"\xff\xfe").unwrap());
         assert_eq!(hint(&binary, now), None);
+    }
+
+    #[test]
+    fn headers_given_twice() {
+        let now = SystemTime::now();
+        let twice = |name: &'static str, a: &str, b: &str| {
+            let mut headers = HeaderMap::new();
+            headers.append(HeaderName::from_static(name), a.parse().unwrap());
+            headers.append(HeaderName::from_static(name), b.parse().unwrap());
+            headers
+        };
+        // gRPC's retry design: more than one pushback value means do not retry.
+        assert_eq!(hint(&twice("grpc-retry-pushback-ms", "100", "10"), now), Some(Hint::Never));
+        // Retry-After and x-amz-retry-after: the longest valid value.
+        assert_eq!(hint(&twice("retry-after", "5", "120"), now), Some(Hint::After(Duration::from_secs(120))));
+        assert_eq!(
+            hint(&twice("retry-after", "120", "soon"), now),
+            Some(Hint::After(Duration::from_secs(120)))
+        );
+        assert_eq!(
+            hint(&twice("x-amz-retry-after", "3000", "1500"), now),
+            Some(Hint::After(Duration::from_millis(3000)))
+        );
     }
 
     #[test]

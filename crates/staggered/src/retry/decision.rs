@@ -1,4 +1,4 @@
-//! The retry decision (SPEC section 6): one sans-IO state machine that every
+//! The retry decision: one sans-IO state machine that every
 //! driver calls, so the rules live in exactly one place.
 //!
 //! Given the outcome of attempt `r` and the time elapsed since attempt 1
@@ -13,7 +13,10 @@ use core::time::Duration;
 use crate::budget::{Budget, NoBudget};
 use crate::classify::{ErrorKind, Failure, Hint};
 use crate::math::{from_nanos, to_nanos};
+use crate::retry::hint_policy::HintPolicy;
+use crate::retry::steering::Steering;
 use crate::rng::{FastRng, Rng};
+use crate::Schedule;
 
 /// The limits a [`Decision`] enforces besides the schedule's own length.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -30,11 +33,20 @@ pub struct Limits {
     /// The jitter added on top of a hint, as a fraction of the hint: a fleet
     /// told "10 s" comes back spread over 10 s to 11 s at the default 0.1.
     pub hint_jitter: f64,
+    /// How a hint sets the wait: at least the hint by default; the AWS SDKs'
+    /// and gRPC's rules on request.
+    pub hint_policy: HintPolicy,
 }
 
 impl Limits {
     /// No limits but the schedule's own end; hint jitter 0.1.
-    pub const NONE: Limits = Limits { max_attempts: None, deadline: None, max_hint: None, hint_jitter: 0.1 };
+    pub const NONE: Limits = Limits {
+        max_attempts: None,
+        deadline: None,
+        max_hint: None,
+        hint_jitter: 0.1,
+        hint_policy: HintPolicy::AtLeast,
+    };
 
     /// The limits a schedule carries: its `max_attempts`, its deadline and the
     /// longest hint it would honour (for a [`Backoff`](crate::Backoff), its
@@ -77,6 +89,11 @@ impl Limits {
     /// The same limits with a hint jitter fraction (clamped to `[0, 1]`, NaN as 0).
     pub fn with_hint_jitter(mut self, fraction: f64) -> Self {
         self.hint_jitter = if fraction.is_nan() { 0.0 } else { fraction.clamp(0.0, 1.0) };
+        self
+    }
+    /// The same limits with another rule for server hints.
+    pub const fn with_hint_policy(mut self, hint_policy: HintPolicy) -> Self {
+        self.hint_policy = hint_policy;
         self
     }
 }
@@ -167,6 +184,8 @@ pub struct Decision<D, B = NoBudget> {
     cancelled: bool,
     /// The failure whose retry is under way, for the budget's refund.
     last_failure: Option<Failure>,
+    /// How the delays are walked: in order, or as their schedule says.
+    steering: Steering<D>,
 }
 
 impl<D: Iterator<Item = Duration>> Decision<D> {
@@ -179,8 +198,31 @@ impl<D: Iterator<Item = Duration>> Decision<D> {
 
 impl<D: Iterator<Item = Duration>, B: Budget> Decision<D, B> {
     /// The decision for one operation, asking `budget` before each retry.
+    /// The delays are taken in order and never started over; a decision
+    /// made [`for_schedule`](Decision::for_schedule) knows more.
     pub fn with_budget(delays: D, limits: Limits, budget: B) -> Self {
-        Decision { delays, budget, limits, attempt: 1, hint_rng: None, cancelled: false, last_failure: None }
+        Decision::steered(delays, limits, budget, Steering::in_order())
+    }
+
+    /// The decision for one operation on `schedule`: fresh delays, walked as
+    /// the schedule says (waits chosen by the kind of failure with
+    /// [`ByKind`](crate::compose::ByKind); a restart after a gRPC pushback,
+    /// [`HintPolicy::Pushback`]). What a [`RetryPolicy`](crate::RetryPolicy) uses.
+    pub fn for_schedule<S: Schedule<Delays = D>>(schedule: &S, limits: Limits, budget: B) -> Self {
+        Decision::steered(schedule.delays(), limits, budget, Steering::of::<S>())
+    }
+
+    pub(crate) fn steered(delays: D, limits: Limits, budget: B, steering: Steering<D>) -> Self {
+        Decision {
+            delays,
+            budget,
+            limits,
+            attempt: 1,
+            hint_rng: None,
+            cancelled: false,
+            last_failure: None,
+            steering,
+        }
     }
 
     /// Draws hint jitter from a generator seeded with `seed`, for
@@ -232,10 +274,11 @@ impl<D: Iterator<Item = Duration>, B: Budget> Decision<D, B> {
     /// Decides after the current attempt failed with `failure`, `elapsed`
     /// after attempt 1 started. The rules, in order: cancelled; permanent;
     /// attempts exhausted (by `max_attempts` or the schedule's end); a hint
-    /// of "never" or longer than `max_hint`; the wait (the scheduled delay,
-    /// or at least the hint plus a small jitter) would end after the
-    /// deadline; the budget refuses. Only then `Retry`, and the attempt
-    /// number advances.
+    /// of "never" or one the [`HintPolicy`] refuses (by default, longer than
+    /// `max_hint`); the wait (the scheduled delay, or what the hint policy
+    /// makes of the hint: by default at least the hint plus a small jitter)
+    /// would end at or after the deadline; the budget refuses. Only then
+    /// `Retry`, and the attempt number advances.
     pub fn on_failure(&mut self, failure: &Failure, elapsed: Duration) -> Action {
         match self.decide(failure, elapsed) {
             Ok(wait) => {
@@ -258,15 +301,15 @@ impl<D: Iterator<Item = Duration>, B: Budget> Decision<D, B> {
         if matches!(self.limits.max_attempts, Some(max) if self.attempt >= max) {
             return Err(StopReason::AttemptsExhausted);
         }
-        let scheduled = self.delays.next().ok_or(StopReason::AttemptsExhausted)?;
+        let scheduled =
+            self.steering.next_delay(&mut self.delays, failure).ok_or(StopReason::AttemptsExhausted)?;
+        let hint_policy = self.limits.hint_policy;
         let wait = match failure.hint {
             None => scheduled,
             Some(Hint::Never) => return Err(StopReason::HintTooLong),
             Some(Hint::After(hint)) => {
-                if matches!(self.limits.max_hint, Some(max) if hint > max) {
-                    return Err(StopReason::HintTooLong);
-                }
-                scheduled.max(self.jittered_hint(hint, elapsed))
+                let max_hint = self.limits.max_hint;
+                hint_policy.wait(hint, scheduled, max_hint, || self.jittered_hint(hint, elapsed))?
             }
         };
         if let Some(deadline) = self.limits.deadline {
@@ -278,6 +321,11 @@ impl<D: Iterator<Item = Duration>, B: Budget> Decision<D, B> {
         }
         if !self.budget.withdraw(failure) {
             return Err(StopReason::BudgetExhausted);
+        }
+        if failure.hint.is_some() && hint_policy.restarts() {
+            if let Some(restart) = self.steering.restart {
+                restart(&mut self.delays);
+            }
         }
         Ok(wait)
     }

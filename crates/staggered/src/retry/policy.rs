@@ -172,6 +172,15 @@ impl<S, C, N, B, T> RetryPolicy<S, C, N, B, T> {
         self
     }
 
+    /// Sets how a server hint sets the wait (default
+    /// [`HintPolicy::AtLeast`](crate::HintPolicy)): the AWS SDKs' rule is
+    /// [`HintPolicy::AWS`](crate::HintPolicy::AWS), gRPC's
+    /// [`HintPolicy::Pushback`](crate::HintPolicy::Pushback).
+    pub fn with_hint_policy(mut self, hint_policy: crate::HintPolicy) -> Self {
+        self.limits = self.limits.with_hint_policy(hint_policy);
+        self
+    }
+
     /// The limits in force.
     pub const fn limits(&self) -> &Limits {
         &self.limits
@@ -191,7 +200,7 @@ impl<S, C, N, B, T> RetryPolicy<S, C, N, B, T> {
 impl<S: Schedule, C, N, B: Budget, T> RetryPolicy<S, C, N, B, T> {
     /// A fresh decision for one operation, sharing this policy's budget.
     pub fn decision(&self) -> Decision<S::Delays, &B> {
-        Decision::with_budget(self.schedule.delays(), self.limits, &self.budget)
+        Decision::for_schedule(&self.schedule, self.limits, &self.budget)
     }
 
     /// One failed attempt, for every driver: decide, then tell the hook and

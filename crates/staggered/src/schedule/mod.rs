@@ -1,10 +1,13 @@
 //! Schedules: how long to wait before each retry. A [`Strategy`](crate::Strategy)
 //! and its parameters make a validated [`Backoff`](crate::Backoff) (or start
 //! from a [`Preset`](crate::Preset)); each operation walks its own
-//! [`Delays`](crate::Delays). Anything that hands out delays is a [`Schedule`].
+//! [`Delays`](crate::Delays). Anything that hands out delays is a [`Schedule`],
+//! and schedules compose ([`compose`](crate::compose)).
 
 pub(crate) mod backoff;
 pub(crate) mod bounds;
+pub(crate) mod by_kind;
+pub mod compose;
 pub(crate) mod delays;
 pub(crate) mod plan;
 pub(crate) mod preset;
@@ -13,12 +16,21 @@ pub(crate) mod strategy;
 
 use core::time::Duration;
 
+use crate::classify::Failure;
+use compose::{Take, Then, WithFirstDelay};
+
 /// A source of delays for one operation at a time: each call to
 /// [`delays`](Schedule::delays) starts over from retry 1.
 ///
 /// [`Backoff`](crate::Backoff) is one (with `std`). So is any cloneable iterator of
 /// `Duration`, as in backon: `[a, b, c].into_iter()` retries three times with
 /// those waits, and `std::iter::repeat_n(d, 4)` four times.
+///
+/// Schedules compose: [`with_first_delay`](Schedule::with_first_delay)
+/// (Polly's "fast first"), [`then`](Schedule::then) and
+/// [`take_retries`](Schedule::take_retries) build a new schedule from whole
+/// schedules, so every operation still draws its own jitter; and
+/// [`ByKind`](crate::compose::ByKind) waits by the kind of failure.
 pub trait Schedule {
     /// The delays of one operation: item `r` is the wait before attempt `r + 1`.
     type Delays: Iterator<Item = Duration>;
@@ -41,6 +53,82 @@ pub trait Schedule {
     /// The longest server hint worth honouring, if the schedule has a view.
     fn max_hint(&self) -> Option<Duration> {
         None
+    }
+
+    /// The wait before the next attempt after `failure`, taken from
+    /// `delays`. The default ignores the failure and takes the next delay;
+    /// [`ByKind`](crate::compose::ByKind) chooses by the failure's kind.
+    /// `None` ends the retrying.
+    fn next_delay(delays: &mut Self::Delays, failure: &Failure) -> Option<Duration>
+    where
+        Self: Sized,
+    {
+        let _ = failure;
+        delays.next()
+    }
+
+    /// Whether this schedule's delays can start over from retry 1
+    /// ([`restart`](Schedule::restart)), which gRPC's retry design asks for
+    /// after a server pushback ([`HintPolicy::Pushback`](crate::HintPolicy)).
+    /// A [`Backoff`](crate::Backoff) can; a plain iterator cannot (it does
+    /// not keep its start), and then the schedule simply goes on; the
+    /// combinators can when all their parts can.
+    fn restartable() -> bool
+    where
+        Self: Sized,
+    {
+        false
+    }
+
+    /// Starts `delays` over from retry 1; called only when
+    /// [`restartable`](Schedule::restartable). The generator is kept, so the
+    /// jitter that follows is new. Delays that have produced nothing are
+    /// already at retry 1: restarting them changes nothing.
+    fn restart(delays: &mut Self::Delays)
+    where
+        Self: Sized,
+    {
+        let _ = delays;
+    }
+
+    /// This schedule with `delay` before everything else: one retry more,
+    /// the first after `delay` (Polly's "fast first" with zero).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use staggered::{Backoff, Schedule, Strategy};
+    ///
+    /// let backoff = Backoff::builder(Strategy::Exponential)
+    ///     .with_base(Duration::from_millis(100))
+    ///     .with_max_attempts(4)
+    ///     .build()?;
+    /// let fast_first = backoff.with_first_delay(Duration::ZERO);
+    /// let delays: Vec<_> = fast_first.delays().collect();
+    /// assert_eq!(delays, [0, 100, 200, 400].map(Duration::from_millis));
+    /// assert_eq!(fast_first.max_attempts(), Some(5));
+    /// # Ok::<(), staggered::ConfigError>(())
+    /// ```
+    fn with_first_delay(self, delay: Duration) -> WithFirstDelay<Self>
+    where
+        Self: Sized,
+    {
+        WithFirstDelay::new(delay, self)
+    }
+
+    /// This schedule's delays, then `next`'s: the retries of both.
+    fn then<B: Schedule>(self, next: B) -> Then<Self, B>
+    where
+        Self: Sized,
+    {
+        Then::new(self, next)
+    }
+
+    /// At most `retries` delays of this schedule (`retries + 1` attempts).
+    fn take_retries(self, retries: u32) -> Take<Self>
+    where
+        Self: Sized,
+    {
+        Take::new(self, retries)
     }
 }
 
@@ -75,6 +163,15 @@ impl Schedule for crate::Backoff {
     /// The largest delay the schedule itself would wait.
     fn max_hint(&self) -> Option<Duration> {
         Some(self.delay_ceiling())
+    }
+
+    fn restartable() -> bool {
+        true
+    }
+
+    /// [`Delays::reset`](crate::Delays::reset): retry 1 again, new jitter.
+    fn restart(delays: &mut Self::Delays) {
+        delays.reset();
     }
 }
 

@@ -2,6 +2,7 @@
 //! budget on a mock clock, and budgets inside the retry loop.
 
 mod parameters;
+mod ratio;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -155,4 +156,29 @@ fn a_shared_budget_stops_retries_across_operations() {
     assert_eq!((second.reason(), second.attempts()), (StopReason::BudgetExhausted, 1));
     assert_eq!(policy.run_with(|_| Ok::<_, &str>(()), &sleeper, &sleeper.clock()).unwrap().attempts, 1);
     assert_eq!(bucket.tokens(), 1, "a first-try success refunds one token");
+}
+
+#[test]
+fn every_budget_reports_a_capacity_that_is_a_number_or_none() {
+    assert_eq!(TokenBucket::new().metrics().unwrap().capacity, Some(500.0));
+    assert_eq!(RetryThrottle::new().metrics().unwrap().capacity, Some(10.0));
+    let ratio = RatioBudget::new().metrics().unwrap();
+    assert_eq!(ratio.capacity, None, "a ratio budget grows with traffic: no fixed ceiling");
+    assert_eq!(ratio.level, 100.0);
+}
+
+#[test]
+fn an_io_timeout_costs_the_token_bucket_a_timeout() {
+    use staggered::classify::io::classify_io;
+    let bucket = TokenBucket::new();
+    let policy =
+        RetryPolicy::new(super::retry::exponential(3)).classify(classify_io).with_budget(bucket.clone());
+    let sleeper = RecordingSleeper::new();
+    let timed_out = |_| Err::<(), _>(std::io::Error::from(std::io::ErrorKind::TimedOut));
+    let err = policy.run_with(timed_out, &sleeper, &sleeper.clock()).unwrap_err();
+    assert_eq!(err.attempts(), 3);
+    assert_eq!(bucket.tokens(), 480, "two retries after a timeout cost 10 each, as in the AWS SDK");
+    let reset = |_| Err::<(), _>(std::io::Error::from(std::io::ErrorKind::ConnectionReset));
+    policy.run_with(reset, &sleeper, &sleeper.clock()).unwrap_err();
+    assert_eq!(bucket.tokens(), 470, "and after a reset connection 5 each");
 }

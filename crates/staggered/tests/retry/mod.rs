@@ -2,6 +2,7 @@
 
 mod blocking;
 mod future;
+mod hint_policies;
 mod hints;
 mod properties;
 mod tracing;

@@ -21,9 +21,9 @@ use crate::service::{ClassifyResult, CloneRequest, FailedAttempt};
 use crate::sleep::{Clock, Sleeper};
 use crate::{Decision, RetryPolicy, Schedule, TimedOut};
 
-/// A schedule's delays, boxed once per failing request so that the future's
-/// type does not have to name the schedule.
-type BoxedDelays = Box<dyn Iterator<Item = Duration> + Send>;
+// A schedule's delays are boxed once per failing request (with their
+// steering), so that the future's type does not have to name the schedule.
+use crate::retry::steering::BoxedDelays;
 
 /// One request's retry state, reaching the budget through the shared state.
 type RequestAttempts<P, Q, Z, K> = Attempts<BoxedDelays, Arc<Shared<P, Q, Z, K>>, <K as Clock>::Instant>;
@@ -159,8 +159,8 @@ where
                     }
                     let failed = FailedAttempt::new::<C>(result);
                     let decision = || {
-                        let delays: BoxedDelays = Box::new(policy.schedule.delays());
-                        Decision::with_budget(delays, policy.limits, Arc::clone(shared_handle))
+                        let (delays, steering) = crate::retry::steering::boxed(&policy.schedule);
+                        Decision::steered(delays, policy.limits, Arc::clone(shared_handle), steering)
                     };
                     match this.attempts.on_failure(policy, &shared.clock, &failed, failure, decision) {
                         Ok(delay) => state.set(State::Waiting { sleep: shared.sleeper.sleep(delay) }),
