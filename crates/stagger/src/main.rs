@@ -12,6 +12,7 @@ mod cli;
 mod duration;
 mod exit;
 mod generate;
+mod numbers;
 mod output;
 #[cfg(unix)]
 mod run;
