@@ -374,6 +374,39 @@ mod tests {
     }
 
     #[test]
+    fn http_headers_bring_the_hint_limits_and_status_lists_into_play() {
+        let dir = tempfile::tempdir().unwrap();
+        let headers = dir.path().join("headers");
+        let headers = headers.to_str().unwrap();
+        let file = "[limits]\nmax_hint = \"2m\"\nhint_jitter = 0\n[classification]\nretry_statuses = [409]\n";
+        let c = with_file("r.toml", file, &["--http-headers", headers, "--seed", "7"]).unwrap();
+        assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+        assert_eq!((c.limits.max_hint, c.limits.hint_jitter), (Some(Duration::from_secs(120)), 0.0));
+        assert_eq!(c.hint_seed, Some(7));
+        let http = c.http.expect("--http-headers");
+        assert_eq!(http.path(), std::path::Path::new(headers));
+        assert_eq!(
+            http,
+            HeaderDump::new(headers.into(), staggered::http::ClassifyHttp::new().with_retry_status(409))
+        );
+        // --max-hint wins over the file; without either, the largest delay.
+        let c = with_file("r.toml", file, &["--http-headers", headers, "--max-hint", "5s"]).unwrap();
+        assert_eq!(c.limits.max_hint, Some(Duration::from_secs(5)));
+        let c = config(&["--cap", "7s", "--http-headers", headers, "--", "true"]).unwrap();
+        assert_eq!(c.limits.max_hint, Some(Duration::from_secs(7)));
+        // Without --http-headers, the same file is warned about.
+        assert_eq!(with_file("r.toml", file, &[]).unwrap().warnings.len(), 3);
+    }
+
+    #[test]
+    fn stdin_and_leftovers_default_to_inherit_and_end() {
+        let c = config(&["--", "true"]).unwrap();
+        assert_eq!((c.stdin, c.leftovers, c.http), (StdinMode::Inherit, Leftovers::End, None));
+        let c = config(&["--stdin", "replay", "--keep-leftovers", "--", "true"]).unwrap();
+        assert_eq!((c.stdin, c.leftovers), (StdinMode::Replay, Leftovers::Keep));
+    }
+
+    #[test]
     fn the_command_keeps_its_own_options() {
         let c = config(&["--quiet", "--", "sh", "-c", "exit 3", "--quiet"]).unwrap();
         assert!(c.quiet);
