@@ -42,8 +42,8 @@ impl std::fmt::Display for ReplayError {
         match self {
             ReplayError::TooLong(limit) => write!(
                 f,
-                "standard input is longer than {} MiB, the most it holds: pass a file the command \
-                 reads itself instead",
+                "standard input is longer than {} MiB, the most that replay keeps: give the command \
+                 a file to read instead",
                 limit >> 20
             ),
             ReplayError::Read(err) => write!(f, "cannot read standard input: {err}"),
