@@ -1,12 +1,13 @@
 //! One attempt: start the command, wait for it, stop it at its time limit,
 //! and pass signals on to it.
 //!
-//! The command inherits `stagger`'s standard input, output and error, so its
-//! output streams through untouched. A thread blocks in `waitpid` and
-//! reports each state change as an [`Event`] on the channel that also
-//! carries the signals `stagger` receives; the attempt waits on that channel
-//! with the time limit as timeout, so a signal, the command's end and the
-//! limit are all handled at once, without polling.
+//! The command inherits `stagger`'s standard output and error, so its
+//! output streams through untouched, and its standard input (or, with
+//! `--stdin replay`, a pipe that replays it: [`spawn`]). A thread blocks in
+//! `waitpid` and reports each state change as an [`Event`] on the channel
+//! that also carries the signals `stagger` receives; the attempt waits on
+//! that channel with the next time limit as timeout, so a signal, the
+//! command's end and the limits are all handled at once, without polling.
 //!
 //! # Process group
 //!
