@@ -54,9 +54,10 @@ pub struct BackoffArgs {
     pub cap_mode: Option<CapMode>,
 
     /// max_attempts: the total number of calls, first one included; N-1
-    /// retries [default: 5, or the preset's].
-    #[arg(long, value_name = "N", allow_negative_numbers = true)]
-    pub attempts: Option<u32>,
+    /// retries, or `unlimited` (then a deadline should bound the run)
+    /// [default: 5, or the preset's].
+    #[arg(long, value_name = "N", value_parser = crate::numbers::attempt_limit, allow_negative_numbers = true)]
+    pub attempts: Option<AttemptLimit>,
 }
 
 /// A value parser that lists `names` in `--help` and parses them with `T`'s
@@ -132,7 +133,7 @@ impl BackoffArgs {
         set(&mut schedule.max_delay, self.cap);
         set(&mut schedule.factor, self.factor);
         set(&mut schedule.cap_mode, self.cap_mode);
-        set(&mut schedule.max_attempts, self.attempts.map(AttemptLimit::Count));
+        set(&mut schedule.max_attempts, self.attempts);
         schedule
     }
 

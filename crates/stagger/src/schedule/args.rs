@@ -23,7 +23,7 @@ pub struct ScheduleArgs {
 
     /// Seed for sampling: the same seed gives the same output on every
     /// machine [default: from OS entropy, printed so it can be reused].
-    #[arg(long, value_name = "S", allow_negative_numbers = true)]
+    #[arg(long, value_name = "S", value_parser = crate::numbers::seed, allow_negative_numbers = true)]
     pub seed: Option<u64>,
 
     /// The output format.

@@ -57,7 +57,7 @@ pub struct SimulateArgs {
 
     /// Seed of every run's generators: the same seed gives the same output on
     /// every machine, whatever its number of cores [default: 2015].
-    #[arg(long, value_name = "S", allow_negative_numbers = true)]
+    #[arg(long, value_name = "S", value_parser = crate::numbers::seed, allow_negative_numbers = true)]
     pub seed: Option<u64>,
 
     /// The backoff base. contention: a positive number of time units, in the
