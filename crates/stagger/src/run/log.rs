@@ -1,6 +1,6 @@
 //! The lines `stagger run` writes to standard error about its retries: one
 //! per retry and one on giving up, as text for a person or as one JSON
-//! object per line with seed 004's fields (`event: "retry_attempt"`,
+//! object per line with the fields of a common structured retry log (`event: "retry_attempt"`,
 //! `attempt`, `max_attempts`, `delay_ms`, `error_type`, `error_message`,
 //! `timestamp`). The formatters are pure: the caller passes the time.
 
@@ -160,7 +160,7 @@ fn millis(d: Duration) -> u64 {
 }
 
 /// RFC 3339 in UTC with milliseconds, as JavaScript's `toISOString()`
-/// writes it in seed 004: `2024-05-01T12:00:00.123Z`.
+/// writes it: `2024-05-01T12:00:00.123Z`.
 fn timestamp(time: SystemTime) -> String {
     humantime::format_rfc3339_millis(time).to_string()
 }
