@@ -56,7 +56,7 @@ pub struct Goal {
     pub exact: bool,
 }
 
-/// The goals, judged on the staggered rows: overhead over bare on the
+/// The project's goals, judged on the staggered rows: overhead over bare on the
 /// success path (by median ns), and no allocation on any path.
 pub fn goals(rows: &[Measured]) -> Vec<Goal> {
     let mut goals = Vec::new();
