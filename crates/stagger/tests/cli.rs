@@ -305,5 +305,7 @@ mod output;
 #[cfg(unix)]
 #[path = "cli/run.rs"]
 mod run;
+#[path = "cli/schedule_plot.rs"]
+mod schedule_plot;
 #[path = "cli/simulate.rs"]
 mod simulate;

@@ -345,7 +345,8 @@ pub fn problems(root: &Path) -> Result<(Vec<Problem>, usize), String> {
     }
     let mut problems = Vec::new();
     for path in &all {
-        let text = std::fs::read_to_string(root.join(path)).map_err(|e| format!("{}: {e}", path.display()))?;
+        let text =
+            std::fs::read_to_string(root.join(path)).map_err(|e| format!("{}: {e}", path.display()))?;
         problems.extend(check_text(root, path, &text));
     }
     problems.sort_by(|a, b| (&a.path, a.line).cmp(&(&b.path, b.line)));

@@ -11,8 +11,9 @@ use std::ops::Range;
 use anyhow::anyhow;
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::coord::Shift;
+use plotters::element::DashedPathElement;
 use plotters::prelude::*;
-use staggered_sim::view::{Axis, Chart, Color as Tone, Layout, Line, Panel};
+use staggered_sim::view::{Axis, Band, Chart, Color as Tone, Dash, Layout, Line, Panel};
 
 /// The chart's width in pixels.
 pub const WIDTH: u32 = 1200;
@@ -31,6 +32,8 @@ const Y_LABEL_AREA: u32 = 72;
 const LABEL_FONT: u32 = 14;
 /// How opaque a shaded span is.
 const SHADE_OPACITY: f64 = 0.18;
+/// How opaque a band's boxes are: light enough for the lines over them.
+pub const BAND_OPACITY: f64 = 0.3;
 
 /// The series' colors, in order (Tableau 10), repeating past ten.
 pub const PALETTE: [RGBColor; 10] = [
@@ -60,7 +63,11 @@ struct Style {
 /// For a chart without panels, or if plotters cannot lay it out.
 pub fn render(chart: &Chart) -> anyhow::Result<String> {
     let n = chart.panels.len();
-    if n == 0 || chart.panels.iter().all(|panel| panel.lines.iter().all(|line| line.points.is_empty())) {
+    let empty = |panel: &Panel| {
+        panel.lines.iter().all(|line| line.points.is_empty())
+            && panel.bands.iter().all(|b| b.boxes.is_empty())
+    };
+    if n == 0 || chart.panels.iter().all(empty) {
         return Err(anyhow!("nothing to plot: the chart has no points"));
     }
     let mut svg = String::new();
@@ -100,6 +107,54 @@ fn stroke(color: Tone) -> ShapeStyle {
     }
 }
 
+/// A dashed pattern's dash and gap, in pixels; `None` for a solid line.
+fn dashes(dash: Dash) -> Option<(u32, u32)> {
+    match dash {
+        Dash::Solid => None,
+        Dash::Long => Some((10, 5)),
+        Dash::Short => Some((4, 4)),
+        Dash::Dotted => Some((2, 3)),
+    }
+}
+
+/// A band's fill, and the stroke around each of its boxes.
+fn band_style(band: &Band) -> (ShapeStyle, ShapeStyle) {
+    let color = PALETTE[band.color % PALETTE.len()];
+    (color.mix(BAND_OPACITY).filled(), color.mix(0.6).stroke_width(1))
+}
+
+/// The number of decimals that tell apart the ticks of `range`: none for a
+/// span of 10 or more, one more for each tenfold below.
+fn decimals(range: &Range<f64>) -> usize {
+    let span = range.end - range.start;
+    if span.is_nan() || span <= 0.0 || span >= 10.0 {
+        0
+    } else {
+        // Ten ticks or so: a step of about a tenth of the span.
+        (-(span / 10.0).log10().floor()).max(0.0) as usize
+    }
+}
+
+/// A tick label on `axis` over `range`: whole numbers only on an axis of
+/// integers (nothing between them), else with [`decimals`] at most, and no
+/// trailing zero (`2`, `2.5`).
+fn tick(axis: &Axis, range: &Range<f64>, value: f64) -> String {
+    if axis.integers {
+        if (value - value.round()).abs() < 1e-9 {
+            format!("{value:.0}")
+        } else {
+            String::new()
+        }
+    } else {
+        let text = format!("{value:.*}", decimals(range));
+        if text.contains('.') {
+            text.trim_end_matches('0').trim_end_matches('.').to_owned()
+        } else {
+            text
+        }
+    }
+}
+
 /// The range of `axis`: as given, or fitted to `values` (from 0 on a linear
 /// scale, from half the smallest on a log one), never empty.
 fn range(axis: &Axis, values: impl Iterator<Item = f64> + Clone, from_zero: bool) -> Range<f64> {
@@ -129,8 +184,11 @@ fn draw(
     x_label: bool,
 ) -> anyhow::Result<()> {
     let points = || panel.lines.iter().flat_map(|line| line.points.iter().copied());
-    let x = range(&panel.x, points().map(|p| p.0), false);
-    let y = range(&panel.y, points().map(|p| p.1), true);
+    let boxes = || panel.bands.iter().flat_map(|band| band.boxes.iter());
+    let xs = points().map(|p| p.0).chain(boxes().flat_map(|b| [b.from, b.to]));
+    let ys = points().map(|p| p.1).chain(boxes().flat_map(|b| [b.low, b.high]));
+    let x = range(&panel.x, xs, false);
+    let y = range(&panel.y, ys, true);
     if panel.y.log {
         plot(area, panel, style, (x, y.clone(), (y.start..y.end).log_scale()), legend, x_label)
     } else {
@@ -163,8 +221,8 @@ where
         .configure_mesh()
         .x_desc(if x_label { panel.x.label.as_str() } else { "" })
         .y_desc(y_desc)
-        .x_label_formatter(&|x| format!("{x:.0}"))
-        .y_label_formatter(&|y| format!("{y:.0}"))
+        .x_label_formatter(&|value| tick(&panel.x, &x, *value))
+        .y_label_formatter(&|value| tick(&panel.y, &y, *value))
         .y_labels(if legend.is_some() { 10 } else { 5 })
         .label_style(("sans-serif", LABEL_FONT))
         .axis_desc_style(("sans-serif", LABEL_FONT + 2))
@@ -177,11 +235,32 @@ where
             color,
         )))?;
     }
+    for band in &panel.bands {
+        let (fill, edge) = band_style(band);
+        let corners = |b: &staggered_sim::view::BandBox| [(b.from, b.low), (b.to, b.high)];
+        let series = chart.draw_series(band.boxes.iter().map(|b| Rectangle::new(corners(b), fill)))?;
+        if legend.is_some() {
+            series
+                .label(&band.name)
+                .legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 24, y + 6)], fill));
+        }
+        chart.draw_series(band.boxes.iter().map(|b| Rectangle::new(corners(b), edge)))?;
+    }
     for line in &panel.lines {
         let stroke = stroke(line.color);
-        let series = chart.draw_series(LineSeries::new(line.points.iter().copied(), stroke))?;
+        let points = line.points.iter().copied();
+        let series = match dashes(line.dash) {
+            None => chart.draw_series(LineSeries::new(points, stroke))?,
+            Some((dash, gap)) => chart.draw_series(DashedLineSeries::new(points, dash, gap, stroke))?,
+        };
         if legend.is_some() {
-            series.label(&line.name).legend(move |(x, y)| PathElement::new([(x, y), (x + 24, y)], stroke));
+            let dash = dashes(line.dash);
+            series.label(&line.name).legend(move |(x, y)| match dash {
+                None => PathElement::new([(x, y), (x + 24, y)], stroke).into_dyn(),
+                Some((dash, gap)) => {
+                    DashedPathElement::new([(x, y), (x + 24, y)], dash, gap, stroke).into_dyn()
+                }
+            });
         }
         if line.markers {
             let fill = ShapeStyle { filled: true, stroke_width: 1, ..stroke };
@@ -261,21 +340,26 @@ fn corner(
 }
 
 /// The legend strip above stacked panels: a sample and a name for every
-/// line and shade of the panels, each name once; series first, then
-/// references, then shades.
+/// line, band and shade of the panels, each name once; series first, then
+/// references, then bands, then shades.
 fn strip(area: &DrawingArea<SVGBackend<'_>, Shift>, panels: &[Panel]) -> anyhow::Result<()> {
-    let mut entries: Vec<(&str, ShapeStyle)> = Vec::new();
+    // A name, its sample's style, and its dashes if it is a dashed line.
+    type Entry<'a> = (&'a str, ShapeStyle, Option<(u32, u32)>);
+    let mut entries: Vec<Entry<'_>> = Vec::new();
     let lines = panels.iter().flat_map(|panel| &panel.lines);
     let series = lines.clone().filter(|line| line.color != Tone::Reference);
     let references = lines.filter(|line| line.color == Tone::Reference);
     for line in series.chain(references) {
-        entries.push((&line.name, stroke(line.color)));
+        entries.push((&line.name, stroke(line.color), dashes(line.dash)));
+    }
+    for band in panels.iter().flat_map(|panel| &panel.bands) {
+        entries.push((&band.name, band_style(band).0, None));
     }
     for shade in panels.iter().flat_map(|panel| &panel.shades) {
-        entries.push((&shade.name, PALETTE[shade.color % PALETTE.len()].mix(SHADE_OPACITY).filled()));
+        entries.push((&shade.name, PALETTE[shade.color % PALETTE.len()].mix(SHADE_OPACITY).filled(), None));
     }
     let mut seen = Vec::new();
-    entries.retain(|(name, _)| {
+    entries.retain(|(name, _, _)| {
         !seen.contains(name) && {
             seen.push(*name);
             true
@@ -284,11 +368,13 @@ fn strip(area: &DrawingArea<SVGBackend<'_>, Shift>, panels: &[Panel]) -> anyhow:
     let y = (LEGEND_HEIGHT / 2) as i32;
     let mut x = (Y_LABEL_AREA + MARGIN) as i32;
     let font = ("sans-serif", LABEL_FONT).into_font();
-    for (name, style) in entries {
-        if style.filled {
-            area.draw(&Rectangle::new([(x, y - 7), (x + 24, y + 7)], style))?;
-        } else {
-            area.draw(&PathElement::new([(x, y), (x + 24, y)], style))?;
+    for (name, style, dash) in entries {
+        match dash {
+            _ if style.filled => area.draw(&Rectangle::new([(x, y - 7), (x + 24, y + 7)], style))?,
+            None => area.draw(&PathElement::new([(x, y), (x + 24, y)], style))?,
+            Some((dash, gap)) => {
+                area.draw(&DashedPathElement::new([(x, y), (x + 24, y)], dash, gap, style))?
+            }
         }
         area.draw(&Text::new(name, (x + 30, y - (LABEL_FONT / 2) as i32), font.clone()))?;
         x += 30 + (0.56 * f64::from(LABEL_FONT) * name.chars().count() as f64) as i32 + 28;
@@ -299,7 +385,7 @@ fn strip(area: &DrawingArea<SVGBackend<'_>, Shift>, panels: &[Panel]) -> anyhow:
 #[cfg(test)]
 mod tests {
     use super::*;
-    use staggered_sim::view::Shade;
+    use staggered_sim::view::{BandBox, Shade};
 
     /// Whether `svg` has a `<text>` element of exactly `text`.
     fn has_text(svg: &str, text: &str) -> bool {
@@ -311,7 +397,7 @@ mod tests {
     }
 
     fn line(name: &str, color: Tone, points: &[(f64, f64)], markers: bool) -> Line {
-        Line { name: name.to_owned(), points: points.to_vec(), color, markers }
+        Line { name: name.to_owned(), points: points.to_vec(), color, markers, dash: Dash::Solid }
     }
 
     fn panels(log: bool) -> Vec<Panel> {
@@ -320,7 +406,14 @@ mod tests {
             line("none", Tone::Series(0), &[(10.0, 25.0), (20.0, 90.0)], true),
             line("full", Tone::Series(1), &[(10.0, 16.0), (20.0, 10_000.0)], true),
         ];
-        vec![Panel { title: "Calls".into(), x: Axis::linear("clients (N)"), y, lines, shades: Vec::new() }]
+        vec![Panel {
+            title: "Calls".into(),
+            x: Axis::linear("clients (N)"),
+            y,
+            lines,
+            shades: Vec::new(),
+            bands: Vec::new(),
+        }]
     }
 
     #[test]
@@ -357,6 +450,51 @@ mod tests {
         }
         let shade = format!("opacity=\"{SHADE_OPACITY}\" fill=\"{}\"", hex(PALETTE[1]));
         assert_eq!(svg.matches(&shade).count(), 3, "a shade per panel and a legend sample");
+    }
+
+    #[test]
+    fn bands_are_light_boxes_and_dashed_lines_are_dashed() {
+        let mut panel = panels(false).remove(0);
+        panel.x = Axis::linear("retry").integers().over(0.5, 2.5);
+        panel.lines = vec![
+            line("median", Tone::Series(0), &[(1.0, 20.0), (2.0, 100.0)], true),
+            line("p99", Tone::Series(1), &[(1.0, 30.0), (2.0, 150.0)], false),
+        ];
+        panel.lines[1].dash = Dash::Dotted;
+        panel.bands.push(Band {
+            name: "range".into(),
+            color: 2,
+            boxes: vec![
+                BandBox { from: 0.8, to: 1.2, low: 0.0, high: 40.0 },
+                BandBox { from: 1.8, to: 2.2, low: 5.0, high: 200.0 },
+            ],
+        });
+        let svg = render(&Chart { layout: Layout::SideBySide, panels: vec![panel] }).unwrap();
+        let fill = format!("opacity=\"{BAND_OPACITY}\" fill=\"{}\"", hex(PALETTE[2]));
+        assert_eq!(svg.matches(&fill).count(), 3, "a box per retry and a legend sample");
+        assert!(has_text(&svg, "range"));
+        // The band's top is inside the y range: 200 (plus the margin) fits.
+        assert!(has_text(&svg, "200"), "the y axis reaches the band's top");
+        // The dotted line is drawn in many short segments, its legend too.
+        let dotted = format!("stroke=\"{}\"", hex(PALETTE[1]));
+        assert!(svg.matches(&dotted).count() > 10, "{}", svg.matches(&dotted).count());
+        // Retries are labelled 1 and 2, nothing between.
+        assert!(has_text(&svg, "1") && has_text(&svg, "2") && !has_text(&svg, "1.5"));
+    }
+
+    #[test]
+    fn ticks_have_the_decimals_their_span_needs() {
+        assert_eq!(decimals(&(0.0..1000.0)), 0);
+        assert_eq!(decimals(&(0.0..10.0)), 0);
+        assert_eq!(decimals(&(0.0..3.15)), 1);
+        assert_eq!(decimals(&(0.0..0.5)), 2);
+        assert_eq!(decimals(&(1.0..1.0)), 0);
+        let integers = Axis::linear("retry").integers();
+        assert_eq!(tick(&integers, &(0.5..2.5), 2.0), "2");
+        assert_eq!(tick(&integers, &(0.5..2.5), 1.5), "");
+        assert_eq!(tick(&Axis::linear("s"), &(0.0..3.15), 1.5), "1.5");
+        assert_eq!(tick(&Axis::linear("s"), &(0.0..3.15), 2.0), "2");
+        assert_eq!(tick(&Axis::linear("n"), &(0.0..300.0), 100.0), "100");
     }
 
     #[test]
