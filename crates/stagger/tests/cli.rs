@@ -295,6 +295,8 @@ mod schedule {
     }
 }
 
+#[path = "cli/docs.rs"]
+mod docs;
 #[path = "cli/golden.rs"]
 mod golden;
 #[path = "cli/install.rs"]

@@ -70,7 +70,12 @@
 //!
 //! # Crate features
 //! None.
-
+//!
+//! # The guide
+#![doc = concat!(
+    "What the experiments show, with their charts, is in the guide's chapter [Choosing a strategy](",
+    env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/choosing.md)."
+)]
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
@@ -102,3 +107,8 @@ pub use schedule::{
     MAX_SHOWN_RETRIES, UNLIMITED_SHOWN_RETRIES,
 };
 pub use summary::Summary;
+
+/// This crate's README (its registry page): its example compiles and runs.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
