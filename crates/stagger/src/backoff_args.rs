@@ -27,10 +27,9 @@ pub struct BackoffArgs {
     pub preset: Option<Preset>,
 
     /// The strategy [default: full, or the preset's].
-    ///
-    /// Comma-separated, several strategies with the same other parameters
-    /// (only `stagger schedule` compares them; a command that runs one
-    /// schedule refuses a list).
+    // Parsed as a comma-separated list so that `stagger schedule` can
+    // compare strategies (its own help says so); a command that runs one
+    // schedule refuses a list, naming this option.
     #[arg(
         long = "strategy",
         value_name = "NAME",

@@ -8,6 +8,7 @@
 //! unit-tested beside its code. Only [`print()`] and [`write_atomically`]
 //! touch the outside world.
 
+mod axis;
 mod csv;
 mod markup;
 mod svg;

@@ -134,7 +134,10 @@ fn bad_paths_exit_2_naming_the_option_and_write_nothing() {
         ),
         (&["--plot", &directory], "is a directory: name the chart's file"),
         (&["--plot", "chart.svg", "--attempts", "1"], "there is no retry to plot"),
-        (&["--strategy", "full,nope", "--plot", "chart.svg"], "invalid value 'nope' for '--strategy <NAME>'"),
+        (
+            &["--strategy", "full,nope", "--plot", "chart.svg"],
+            "invalid value 'nope' for '--strategy <NAME[,NAME...]>'",
+        ),
     ];
     for (options, needle) in cases {
         let mut args = vec!["schedule"];
