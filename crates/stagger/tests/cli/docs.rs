@@ -71,20 +71,19 @@ fn every_chart_of_the_guide_is_what_its_command_draws() {
     assert!(commands.len() >= 13, "the guide's chart commands were not found: {commands:?}");
     let dir = tempfile::tempdir().expect("a temporary directory");
     for (chapter, mut words, chart) in commands {
+        let command = format!("stagger {}", words.join(" "));
         let at = words.iter().position(|w| w == "--plot").unwrap() + 1;
         let drawn = dir.path().join(chart.file_name().unwrap());
         words[at] = drawn.to_string_lossy().into_owned();
         let args: Vec<&str> = words.iter().map(String::as_str).collect();
         let output = stdout_of(&args);
-        assert_eq!(internal_reference(&output), None, "{chapter}: stagger {}", words.join(" "));
+        assert_eq!(internal_reference(&output), None, "{chapter}: {command}");
         let committed =
             std::fs::read(&chart).unwrap_or_else(|e| panic!("{chapter}: {}: {e}", chart.display()));
         let drawn = std::fs::read(&drawn).expect("the chart was drawn");
         assert!(
             committed == drawn,
-            "{chapter}: {} is not what `stagger {}` draws: run it again",
-            chart.display(),
-            words.join(" ")
+            "{chapter}: the committed chart is not what `{command}` draws: run it again"
         );
     }
 }
