@@ -39,6 +39,21 @@ pub enum Command {
     /// `1m30s`, `10us` or `0`. A schedule with no attempt limit (the `google`
     /// preset) shows its first 10 retries, and at most 1000 retries are shown;
     /// `--attempts N` sets the limit.
+    ///
+    /// `--strategy full,equal,decorrelated` compares strategies with the same
+    /// other parameters: a table per strategy, and with `--plot` one chart.
+    #[command(
+        mut_arg("strategies", |arg| arg
+            .value_name("NAME[,NAME...]")
+            .help("The strategy, or several to compare, comma-separated [default: full, or the preset's]")
+            .long_help(
+                "The strategy [default: full, or the preset's].\n\nSeveral, comma-separated, compare \
+                 strategies with the same other parameters: a table per strategy, one chart."
+            )),
+        after_help = "Examples:\n  stagger schedule --preset google\n  \
+                      stagger schedule --strategy full,decorrelated --base 100ms --cap 10s --attempts 8 --plot chart.svg\n  \
+                      stagger schedule --preset aws --samples 3 --seed 7 --format csv"
+    )]
     Schedule(ScheduleArgs),
 
     /// Run a command, and retry it with backoff while it fails.

@@ -46,7 +46,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     });
 
-    // Seed 004's "interactive" preset, which honours hints up to its 3 s cap.
+    // The "interactive" preset, which honours hints up to its 3 s cap.
     let policy = RetryMiddleware::policy_for(Preset::Interactive.backoff()).with_budget(TokenBucket::new());
     let client = reqwest_middleware::ClientBuilder::new(reqwest::Client::builder().no_proxy().build()?)
         .with(RetryMiddleware::from_policy(policy))

@@ -111,7 +111,16 @@
 //! Runnable programs are in `examples/`: `blocking`, `tokio`,
 //! `shared_budget`, `tower_stack` and `reqwest_retry_after`
 //! (`cargo run -p staggered --example NAME --all-features`).
+//!
+//! # The guide
 
+#![doc = concat!(
+    "The guide, in the repository's [`docs/`](", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/README.md), ",
+    "explains every strategy with a chart of its delays, the cap, the presets and where their values ",
+    "come from, the retry decision, budgets, and how to choose a strategy from the simulator's results; ",
+    "its chapter [Coming from another library](", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/coming-from.md) ",
+    "maps backon, backoff, tokio-retry, tower, the AWS SDKs, gRPC and Polly onto this crate."
+)]
 #![cfg_attr(not(feature = "std"), no_std)]
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
@@ -177,7 +186,30 @@ pub use schedule::compose;
 #[doc = include_str!("../../../README.md")]
 pub struct ReadmeDoctests;
 
-/// The guide's "Coming from ..." chapter: its examples compile and run.
+/// This crate's own README (its registry page): its example compiles and runs.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct CrateReadmeDoctests;
+
+/// The guide's Rust examples compile and run, chapter by chapter.
 #[cfg(all(doctest, feature = "std"))]
-#[doc = include_str!("../../../docs/coming-from.md")]
-pub struct ComingFromDoctests;
+mod guide {
+    /// "Coming from another library".
+    #[doc = include_str!("../../../docs/coming-from.md")]
+    pub struct ComingFrom;
+    /// "Strategies".
+    #[doc = include_str!("../../../docs/strategies.md")]
+    pub struct Strategies;
+    /// "The cap, and the interval mode".
+    #[doc = include_str!("../../../docs/cap.md")]
+    pub struct Cap;
+    /// "Presets".
+    #[doc = include_str!("../../../docs/presets.md")]
+    pub struct Presets;
+    /// "The retry decision".
+    #[doc = include_str!("../../../docs/retrying.md")]
+    pub struct Retrying;
+    /// "Budgets".
+    #[doc = include_str!("../../../docs/budgets.md")]
+    pub struct Budgets;
+}

@@ -3,9 +3,10 @@
 //! - `schedules::properties`: every delay lies within `bounds()`, counts match
 //!   `max_attempts`, and the cap holds, for any valid parameters (proptest).
 //! - `schedules::distributions`: each jittered strategy draws from the
-//!   distribution SPEC section 2 documents (Kolmogorov-Smirnov, fixed seed).
-//! - `schedules::seeds`: the presets reproduce seed 002's and seed 004's tables
-//!   and SPEC section 4's values exactly.
+//!   distribution its formula documents (Kolmogorov-Smirnov, fixed seed).
+//! - `schedules::seeds`: the presets reproduce google-http-java-client's
+//!   table, the worked table of additive jitter and their published values
+//!   exactly.
 //! - `schedules::limits`: extreme parameters neither panic nor overflow, and
 //!   bad parameters are rejected naming the field.
 //! - `retry`: the blocking and async drivers: every stop reason, server hints

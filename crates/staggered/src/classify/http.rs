@@ -1,4 +1,4 @@
-//! HTTP status codes (seed 004): 408, 429 and 5xx retry; other 4xx stop.
+//! HTTP status codes: 408, 429 and 5xx retry; other 4xx stop.
 
 use super::{ErrorKind, Failure};
 

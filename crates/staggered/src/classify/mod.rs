@@ -1,10 +1,10 @@
-//! Error classification (SPEC section 6): is a failed attempt worth retrying?
+//! Error classification: is a failed attempt worth retrying?
 //!
 //! Every error is [`ErrorKind::Transient`] (retry), [`ErrorKind::Throttled`]
 //! (retry, the server asked us to slow down) or [`ErrorKind::Permanent`]
 //! (stop), optionally with a server [`Hint`]. The default classifier calls
 //! everything transient; [`RetryIf`] turns a predicate into a classifier
-//! (seed 001's `retryIf`), and any `Fn(&E) -> Failure` is a classifier too.
+//! (the `retryIf` of many retry libraries), and any `Fn(&E) -> Failure` is a classifier too.
 //! [`http`], [`io`] and [`message`] hold ready-made rules.
 
 pub mod hint;

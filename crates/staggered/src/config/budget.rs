@@ -10,7 +10,7 @@ use super::LoadError;
 use crate::budget::{Budget, BudgetMetrics, RatioBudget, RetryThrottle, TokenBucket};
 use crate::classify::Failure;
 
-/// A retry budget (SPEC section 7), chosen by `kind`; every parameter left
+/// A retry budget ([`crate::budget`]), chosen by `kind`; every parameter left
 /// out keeps the published default.
 ///
 /// ```toml

@@ -8,7 +8,7 @@
 //!
 //! let config = RetryConfig::from_toml_str(r#"
 //!     [schedule]
-//!     preset = "interactive"        # start from a SPEC preset ...
+//!     preset = "interactive"        # start from a preset ...
 //!     strategy = "full"             # ... and change what you need
 //!     base = "250ms"
 //!     max_attempts = 4
@@ -154,13 +154,13 @@ pub struct LimitsConfig {
 /// (for `stagger run`) are worth retrying.
 ///
 /// # Default
-/// HTTP: SPEC section 6 (408, 429 and 5xx retry, other 4xx stop). Exit
+/// HTTP: 408, 429 and 5xx retry, other 4xx stop. Exit
 /// codes: every non-zero code retries.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]
 pub struct ClassificationConfig {
-    /// HTTP statuses to retry besides the SPEC ones (100 to 599).
+    /// HTTP statuses to retry besides 408, 429 and 5xx (100 to 599).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub retry_statuses: Vec<u16>,
     /// HTTP statuses never to retry; they win over every other rule.
@@ -379,7 +379,7 @@ impl ScheduleConfig {
 impl ClassificationConfig {
     /// The kind of failure an HTTP status is, or `None` for a success: the
     /// stop list, then the retry list (429 throttled, others transient),
-    /// then SPEC section 6.
+    /// then the default rule (408, 429 and 5xx retry, other 4xx stop).
     pub fn status_kind(&self, status: u16) -> Option<ErrorKind> {
         if self.stop_statuses.contains(&status) {
             Some(ErrorKind::Permanent)

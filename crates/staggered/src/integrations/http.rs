@@ -2,8 +2,8 @@
 //! retry, what the server said about when, and which requests are safe to
 //! send twice.
 //!
-//! - [`ClassifyHttp`] classifies a response by its status (SPEC section 6,
-//!   seed 004: 408, 429 and 5xx retry, other 4xx stop) and reads the server
+//! - [`ClassifyHttp`] classifies a response by its status (408, 429 and
+//!   5xx retry, other 4xx stop) and reads the server
 //!   hint from its headers ([`hint`]): `grpc-retry-pushback-ms`,
 //!   `x-amz-retry-after`, then `Retry-After` (seconds or an HTTP-date).
 //!   Status lists can override the defaults.
@@ -136,7 +136,7 @@ impl FromIterator<u16> for StatusSet {
 /// Classifies HTTP responses by status and reads their server hints.
 ///
 /// # Default
-/// SPEC section 6 (seed 004): 429 is throttled, 408 and every 5xx transient,
+/// 429 is throttled, 408 and every 5xx transient,
 /// any other 4xx permanent, everything below 400 a success. A status in the
 /// stop list is permanent and one in the retry list transient (429:
 /// throttled), the stop list winning. Errors (no response at all) are
@@ -148,7 +148,7 @@ pub struct ClassifyHttp {
 }
 
 impl ClassifyHttp {
-    /// The SPEC rules.
+    /// The default rules, with empty retry and stop lists.
     pub const fn new() -> Self {
         ClassifyHttp { retry: StatusSet::new(), stop: StatusSet::new() }
     }

@@ -13,7 +13,7 @@
 //!   stops instead (see [`RetryPolicy::with_max_hint`]).
 //! - **Which requests**: only those safe to send twice, an idempotent method
 //!   (GET, HEAD, OPTIONS, PUT, DELETE, TRACE) or an `Idempotency-Key` header,
-//!   because a retried POST can charge a card twice (seed 001). Opt in for
+//!   because a retried POST can charge a card twice. Opt in for
 //!   all requests with [`RetryMiddleware::retry_non_idempotent`], or for one
 //!   with the [`Idempotent`] extension. A request whose body cannot be cloned
 //!   (a stream) is sent once.

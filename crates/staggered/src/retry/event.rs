@@ -6,7 +6,7 @@ use crate::budget::BudgetMetrics;
 use crate::classify::Failure;
 use crate::StopReason;
 
-/// One retry about to happen (SPEC section 6).
+/// One retry about to happen, as [`Notify::on_retry`] receives it.
 #[derive(Debug)]
 #[non_exhaustive]
 pub struct RetryEvent<'a, E> {
@@ -27,7 +27,7 @@ pub struct RetryEvent<'a, E> {
     pub budget: Option<BudgetMetrics>,
 }
 
-/// The loop gave up (SPEC section 6).
+/// The loop gave up, as [`Notify::on_give_up`] receives it.
 #[derive(Debug)]
 #[non_exhaustive]
 pub struct GiveUpEvent<'a, E> {

@@ -74,7 +74,7 @@ impl<S: Schedule> RetryPolicy<S> {
 
 impl<S, C, N, B, T> RetryPolicy<S, C, N, B, T> {
     /// Retries only the errors for which `predicate` is true; the others are
-    /// permanent (seed 001's `retryIf`).
+    /// permanent (the `retryIf` predicate many retry libraries offer).
     pub fn retry_if<F>(self, predicate: F) -> RetryPolicy<S, RetryIf<F>, N, B, T> {
         self.classify(RetryIf(predicate))
     }

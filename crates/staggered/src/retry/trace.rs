@@ -1,5 +1,5 @@
-//! The `tracing` integration: one structured event per retry, with seed 004's
-//! fields (`attempt`, `max_attempts`, `delay_ms`, `error_type`,
+//! The `tracing` integration: one structured event per retry, with the
+//! fields of a common structured retry log (`attempt`, `max_attempts`, `delay_ms`, `error_type`,
 //! `error_message`), and one when giving up. Compiled out without the feature.
 
 use crate::retry::event::{GiveUpEvent, RetryEvent};
