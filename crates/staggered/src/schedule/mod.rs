@@ -50,6 +50,31 @@ pub trait Schedule {
         None
     }
 
+    /// This schedule for `max_attempts` calls in all: extended by its own
+    /// rule or cut. The default cuts (the retry decision stops at the
+    /// limit) and refuses to go past a known end, since a fixed list of
+    /// delays has nothing more to wait; a [`Backoff`](crate::Backoff) goes
+    /// on with its formula, and the combinators extend their last part.
+    ///
+    /// # Errors
+    /// A [`ConfigError`](crate::ConfigError) for 0, or for more attempts than
+    /// a schedule that cannot be extended allows.
+    fn with_max_attempts(self, max_attempts: u32) -> Result<Self, crate::ConfigError>
+    where
+        Self: Sized,
+    {
+        use crate::error::{ConfigError, Field, Rule};
+        if max_attempts == 0 {
+            return Err(ConfigError::count(Field::MaxAttempts, Rule::AtLeast(1.0), 0));
+        }
+        match self.max_attempts() {
+            Some(own) if max_attempts > own => {
+                Err(ConfigError::count(Field::MaxAttempts, Rule::WithinSchedule(own), max_attempts))
+            }
+            _ => Ok(self),
+        }
+    }
+
     /// The longest server hint worth honouring, if the schedule has a view.
     fn max_hint(&self) -> Option<Duration> {
         None
@@ -153,6 +178,11 @@ impl Schedule for crate::Backoff {
 
     fn max_attempts(&self) -> Option<u32> {
         crate::Backoff::max_attempts(self)
+    }
+
+    /// The same schedule with `max_attempts`: its formula goes on.
+    fn with_max_attempts(self, max_attempts: u32) -> Result<Self, crate::ConfigError> {
+        self.to_builder().with_max_attempts(max_attempts).build()
     }
 
     /// The schedule's own deadline.

@@ -8,7 +8,6 @@ use std::time::{Duration, Instant, SystemTime};
 use ::reqwest::StatusCode;
 use reqwest_middleware::{ClientBuilder, ClientWithMiddleware};
 use staggered::reqwest::{Idempotent, RetryMiddleware, RetryReport};
-use staggered::service::FailedAttempt;
 use staggered::test_util::RecordingSleeper;
 use staggered::{
     Backoff, GiveUpEvent, Notify, RetryEvent, RetryPolicy, StopReason, Strategy, TimedOut, TokenBucket,
@@ -212,11 +211,9 @@ async fn a_hanging_endpoint_is_cut_by_the_attempt_timeout() {
     let timed_out = Arc::new(Mutex::new(Vec::new()));
     let seen = Arc::clone(&timed_out);
     let policy = RetryMiddleware::policy_for(backoff(3))
-        .on_retry(
-            move |event: &RetryEvent<'_, FailedAttempt<::reqwest::Response, reqwest_middleware::Error>>| {
-                seen.lock().unwrap().push((event.attempt, event.failure.timed_out, event.error.to_string()));
-            },
-        )
+        .on_retry(move |event| {
+            seen.lock().unwrap().push((event.attempt, event.failure.timed_out, format!("{}", event.error)));
+        })
         .with_attempt_timeout(Duration::from_millis(150));
     let start = Instant::now();
     let response =
@@ -271,8 +268,7 @@ async fn a_shared_budget_stops_retries_when_the_server_is_down() {
     let budget = TokenBucket::builder().with_capacity(20).build();
     let give_ups = GiveUps::default();
     let sleeper = RecordingSleeper::new();
-    let policy =
-        RetryMiddleware::policy_for(backoff(3)).with_budget(budget.clone()).on_retry(give_ups.clone());
+    let policy = RetryMiddleware::policy_for(backoff(3)).with_budget(budget.clone()).notify(give_ups.clone());
     let client =
         client_with(RetryMiddleware::from_policy(policy).with_timer(sleeper.clone(), sleeper.clock()));
     let tasks: Vec<_> = (0..REQUESTS)

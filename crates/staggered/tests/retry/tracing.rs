@@ -40,14 +40,14 @@ fn one_structured_event_per_retry_and_one_on_give_up() {
         assert_eq!(fields["attempt"], attempt);
         assert_eq!(fields["max_attempts"], 3);
         assert_eq!(fields["delay_ms"], delay);
-        assert_eq!(fields["error_type"], "Error");
+        assert_eq!(fields["error_type"], "std::io::Error");
         assert_eq!(fields["error_message"], "connection reset");
         assert_eq!(event["level"], "WARN");
     }
     let give_up = &events[2]["fields"];
     assert_eq!(give_up["reason"], "attempts_exhausted");
     assert_eq!(give_up["attempt"], 3);
-    assert_eq!(events[2]["level"], "ERROR");
+    assert_eq!(events[2]["level"], "WARN");
 }
 
 #[test]
