@@ -107,7 +107,17 @@ impl<S: Schedule> RetryMiddleware<RetryPolicy<S, ClassifyHttp>> {
 impl<S, C, N, B, T> RetryMiddleware<RetryPolicy<S, C, N, B, T>> {
     /// Retries with `policy`: any policy, its classifier included (see the
     /// [module docs](self) for what each kind of classifier does here), such
-    /// as a configuration file's (`RetryConfig::async_policy`).
+    /// as a configuration file's (`RetryConfig::async_policy`). A classifier
+    /// of other errors than reqwest-middleware's is refused here, by name:
+    ///
+    /// ```compile_fail,E0277
+    /// use staggered::classify::io::classify_io;
+    /// use staggered::reqwest::RetryMiddleware;
+    /// use staggered::{Preset, RetryPolicy};
+    ///
+    /// // `classify_io` classifies `std::io::Error`s, which reqwest never returns.
+    /// let retry = RetryMiddleware::from_policy(RetryPolicy::new(Preset::Interactive.backoff()).classify(classify_io));
+    /// ```
     pub fn from_policy(policy: RetryPolicy<S, C, N, B, T>) -> Self
     where
         C: ClassifyResult<Response, Error>,

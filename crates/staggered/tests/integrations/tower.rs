@@ -298,3 +298,82 @@ async fn tokio_time_by_default() {
     flaky.ready().await.unwrap().call("x".to_owned()).await.unwrap_err();
     assert_eq!(start.elapsed(), Duration::from_millis(30), "10 + 20 ms of paused time");
 }
+
+#[tokio::test]
+async fn a_policy_without_a_classifier_retries_http_statuses() {
+    // No classifier set: HTTP responses follow the HTTP rules (a 503 retries).
+    let server = Server::start(|hit, _| if hit <= 2 { Reply::status(503) } else { Reply::ok() }).await;
+    let sleeper = RecordingSleeper::new();
+    let mut service = ServiceBuilder::new()
+        .layer(RetryLayer::new(RetryPolicy::new(backoff(5))).with_timer(sleeper.clone(), sleeper.clock()))
+        .map_err(BoxError::from)
+        .service(http_client());
+    let response = service.ready().await.unwrap().call(get(server.url("/"))).await.unwrap();
+    assert_eq!((response.status(), server.hits()), (StatusCode::OK, 3));
+}
+
+#[tokio::test]
+async fn an_ordinary_retry_after_is_honoured_past_a_short_max_delay() {
+    // max_delay 100 ms, and the server asks for a second: honoured, since a
+    // service's default max_hint is at least a minute.
+    let server =
+        Server::start(
+            |hit, _| if hit == 1 { Reply::with_header(429, "retry-after", "1") } else { Reply::ok() },
+        )
+        .await;
+    let sleeper = RecordingSleeper::new();
+    let policy = RetryPolicy::new(backoff(3));
+    assert_eq!(policy.service_limits().max_hint, Some(staggered::SERVICE_MAX_HINT));
+    let mut service = ServiceBuilder::new()
+        .layer(RetryLayer::new(policy).with_timer(sleeper.clone(), sleeper.clock()))
+        .map_err(BoxError::from)
+        .service(http_client());
+    let response = service.ready().await.unwrap().call(get(server.url("/"))).await.unwrap();
+    assert_eq!((response.status(), server.hits()), (StatusCode::OK, 2));
+    let waited = sleeper.sleeps()[0];
+    assert!(waited >= Duration::from_secs(1) && waited <= Duration::from_millis(1100), "{waited:?}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_classifier_of_errors_works_on_a_tower_layer_with_hooks_typed_by_the_service() {
+    use staggered::classify::io::classify_io;
+    let retried = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&retried);
+    let policy = RetryPolicy::new(backoff(4))
+        .classify(classify_io)
+        .on_retry(move |event| seen.lock().unwrap().push(format!("{}", event.error)));
+    let calls = Arc::new(AtomicU32::new(0));
+    let counter = Arc::clone(&calls);
+    let mut service = ServiceBuilder::new().layer(RetryLayer::new(policy)).service(tower::service_fn(
+        move |path: &'static str| {
+            let call = counter.fetch_add(1, Ordering::SeqCst) + 1;
+            async move {
+                match (path, call) {
+                    ("/missing", _) => Err(std::io::Error::from(std::io::ErrorKind::NotFound)),
+                    (_, 1) => Err(std::io::Error::from(std::io::ErrorKind::ConnectionReset)),
+                    _ => Ok(path.len()),
+                }
+            }
+        },
+    ));
+    assert_eq!(service.ready().await.unwrap().call("/ok").await.unwrap(), 3);
+    assert_eq!(*retried.lock().unwrap(), ["connection reset"]);
+    let err = service.ready().await.unwrap().call("/missing").await.unwrap_err();
+    assert_eq!(err.kind(), std::io::ErrorKind::NotFound);
+    assert_eq!(calls.load(Ordering::SeqCst), 3, "not found is permanent: one call");
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_deadline_cuts_a_running_attempt_without_an_attempt_timeout() {
+    let policy =
+        RetryPolicy::new(backoff(5)).classify(AlwaysTransient).with_deadline(Duration::from_millis(200));
+    let mut service =
+        ServiceBuilder::new().layer(RetryLayer::new(policy)).service(tower::service_fn(|_: ()| async {
+            tokio::time::sleep(Duration::from_millis(1500)).await;
+            Err::<(), BoxError>("slow".into())
+        }));
+    let start = tokio::time::Instant::now();
+    let err = service.ready().await.unwrap().call(()).await.unwrap_err();
+    assert_eq!(start.elapsed(), Duration::from_millis(200), "not 1.5 s");
+    assert_eq!(err.downcast_ref::<TimedOut>(), Some(&TimedOut { after: Duration::from_millis(200) }));
+}
