@@ -1,4 +1,4 @@
-//! Test support for users (seed 004's testing checklist): assert the number
+//! Test support for users: assert the number
 //! of attempts and every delay without sleeping. Feature `test-util`.
 //!
 //! ```

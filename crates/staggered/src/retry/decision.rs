@@ -245,6 +245,17 @@ impl<D: Iterator<Item = Duration>, B: Budget> Decision<D, B> {
         self
     }
 
+    /// The current attempt was cut at the deadline with no error to decide
+    /// on: the budget records the failure, and the retrying stops (at the
+    /// deadline, or as cancelled if it was).
+    pub(crate) fn on_cut(&mut self, failure: &Failure) -> StopReason {
+        if self.cancelled {
+            return StopReason::Cancelled;
+        }
+        self.budget.record_failure(failure);
+        StopReason::Deadline
+    }
+
     /// The attempt whose outcome is reported next (1 for the first call).
     pub const fn attempt(&self) -> u32 {
         self.attempt
@@ -277,17 +288,6 @@ impl<D: Iterator<Item = Duration>, B: Budget> Decision<D, B> {
     /// [`StopReason::Cancelled`] on its own.
     pub const fn is_cancelled(&self) -> bool {
         self.cancelled
-    }
-
-    /// The current attempt was cut at the deadline with no error to decide
-    /// on: the budget records the failure, and the retrying stops (at the
-    /// deadline, or as cancelled if it was).
-    pub(crate) fn on_cut(&mut self, failure: &Failure) -> StopReason {
-        if self.cancelled {
-            return StopReason::Cancelled;
-        }
-        self.budget.record_failure(failure);
-        StopReason::Deadline
     }
 
     /// Records that the current attempt succeeded (the budget may refund).
