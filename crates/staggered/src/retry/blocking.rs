@@ -15,7 +15,7 @@ use crate::retry::timeout::CanBlock;
 use crate::sleep::{BlockingSleeper, Clock};
 use crate::{Retried, RetryError, RetryPolicy, Schedule};
 
-impl<S: Schedule, C, N, B: Budget, T: CanBlock> RetryPolicy<S, C, N, B, T> {
+impl<S: Schedule, C, N, B: Budget, T> RetryPolicy<S, C, N, B, T> {
     /// Calls `op` (given the attempt number, from 1) until it succeeds or the
     /// policy gives up, sleeping with `std::thread::sleep`.
     ///
@@ -31,6 +31,7 @@ impl<S: Schedule, C, N, B: Budget, T: CanBlock> RetryPolicy<S, C, N, B, T> {
         F: FnMut(u32) -> Result<R, E>,
         C: Classifier<E>,
         N: Notify<E>,
+        T: CanBlock,
         E: core::fmt::Display,
     {
         self.parts()
@@ -50,6 +51,7 @@ impl<S: Schedule, C, N, B: Budget, T: CanBlock> RetryPolicy<S, C, N, B, T> {
         F: FnMut(u32) -> Result<R, E>,
         C: Classifier<E>,
         N: Notify<E>,
+        T: CanBlock,
         E: core::fmt::Display,
     {
         self.parts().run_blocking(op, &crate::sleep::StdSleeper, &crate::sleep::StdClock)
@@ -67,6 +69,7 @@ impl<S: Schedule, C, N, B: Budget, T: CanBlock> RetryPolicy<S, C, N, B, T> {
         F: FnMut(u32) -> Result<R, E>,
         C: Classifier<E>,
         N: Notify<E>,
+        T: CanBlock,
         E: core::fmt::Display,
         Z: BlockingSleeper + ?Sized,
         K: Clock + ?Sized,

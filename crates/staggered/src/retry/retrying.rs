@@ -204,7 +204,6 @@ impl<'p, S, C, N, B, T, F, R, E, W, H>
 where
     S: Schedule,
     B: Budget,
-    T: CanBlock,
     F: FnMut(u32) -> Result<R, E>,
     W: Pick<C>,
     W::Classifier: Classifier<E>,
@@ -219,7 +218,10 @@ where
     /// # Errors
     /// A [`RetryError`] with the stop reason, the attempts made and the last error.
     #[cfg(feature = "std")]
-    pub fn call(self) -> Result<R, RetryError<E>> {
+    pub fn call(self) -> Result<R, RetryError<E>>
+    where
+        T: CanBlock,
+    {
         self.run_with(&crate::sleep::StdSleeper, &crate::sleep::StdClock).map(|done| done.value)
     }
 
@@ -228,7 +230,10 @@ where
     /// # Errors
     /// As [`call`](Retrying::call).
     #[cfg(feature = "std")]
-    pub fn run(self) -> Result<Retried<R>, RetryError<E>> {
+    pub fn run(self) -> Result<Retried<R>, RetryError<E>>
+    where
+        T: CanBlock,
+    {
         self.run_with(&crate::sleep::StdSleeper, &crate::sleep::StdClock)
     }
 
@@ -238,6 +243,7 @@ where
     /// As [`call`](Retrying::call).
     pub fn run_with<Z, K>(self, sleeper: &Z, clock: &K) -> Result<Retried<R>, RetryError<E>>
     where
+        T: CanBlock,
         Z: BlockingSleeper + ?Sized,
         K: Clock + ?Sized,
     {

@@ -31,6 +31,12 @@ use compose::{Take, Then, WithFirstDelay};
 /// [`take_retries`](Schedule::take_retries) build a new schedule from whole
 /// schedules, so every operation still draws its own jitter; and
 /// [`ByKind`](crate::compose::ByKind) waits by the kind of failure.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a schedule of delays",
+    label = "not a `Schedule`",
+    note = "a `Backoff` (or a `Preset`'s `.backoff()`) is one, and so is any cloneable iterator of `Duration`, \
+            such as `[a, b].into_iter()`"
+)]
 pub trait Schedule {
     /// The delays of one operation: item `r` is the wait before attempt `r + 1`.
     type Delays: Iterator<Item = Duration>;
