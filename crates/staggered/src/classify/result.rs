@@ -202,8 +202,10 @@ mod tests {
             only_boom.classify_result(Err::<&u8, _>(&"other")).map(|f| f.kind),
             Some(ErrorKind::Permanent)
         );
-        assert!(!<AlwaysTransient as ClassifyResult<u8, &str>>::JUDGES_RESPONSES);
-        assert!(<ByResult<fn(Result<&u8, &&str>) -> Option<Failure>> as ClassifyResult<u8, &str>>::JUDGES_RESPONSES);
+        const {
+            assert!(!<AlwaysTransient as ClassifyResult<u8, &str>>::JUDGES_RESPONSES);
+            assert!(<ByResult<fn(Result<&u8, &&str>) -> Option<Failure>> as ClassifyResult<u8, &str>>::JUDGES_RESPONSES);
+        }
     }
 
     #[test]

@@ -135,6 +135,18 @@ fn short_quotes(message: &str) -> String {
     out
 }
 
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.field.is_empty() {
+            f.write_str(&self.message)
+        } else {
+            write!(f, "{}: {}", self.field, self.message)
+        }
+    }
+}
+
+impl std::error::Error for LoadError {}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -162,15 +174,3 @@ mod tests {
         assert!(name.message().ends_with(" characters), expected `ratio`"), "{}", &name.message()[..100]);
     }
 }
-
-impl fmt::Display for LoadError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.field.is_empty() {
-            f.write_str(&self.message)
-        } else {
-            write!(f, "{}: {}", self.field, self.message)
-        }
-    }
-}
-
-impl std::error::Error for LoadError {}

@@ -240,21 +240,25 @@ impl ResponseRules<Error> for Response {
     }
 }
 
+/// How one attempt went, as the middleware classified it.
+enum Judged {
+    /// Not a failure: what the caller gets.
+    Success(Result<Response, Error>),
+    /// A failed attempt, as the hooks see it, and its classification.
+    Failed(FailedAttempt<Response, Error>, Failure),
+}
+
 /// The outcome of one attempt by `classifier`, the responses by the HTTP
-/// rules when it judges only errors; and the failed attempt as the hooks
-/// see it.
-fn classify<C: ClassifyResult<Response, Error>>(
-    classifier: &C,
-    result: Result<Response, Error>,
-) -> Result<Result<Response, Error>, (FailedAttempt<Response, Error>, Failure)> {
+/// rules when it judges only errors.
+fn classify<C: ClassifyResult<Response, Error>>(classifier: &C, result: Result<Response, Error>) -> Judged {
     let failure = match (C::JUDGES_RESPONSES, result.as_ref()) {
         (false, Ok(response)) => ClassifyHttp::new().classify_parts(response.status(), response.headers()),
         (_, outcome) => classifier.classify_result(outcome),
     };
     match failure {
-        None => Ok(result),
-        Some(failure) if C::JUDGES_RESPONSES => Err((FailedAttempt::new::<C>(result), failure)),
-        Some(failure) => Err((FailedAttempt::new::<ClassifyHttp>(result), failure)),
+        None => Judged::Success(result),
+        Some(failure) if C::JUDGES_RESPONSES => Judged::Failed(FailedAttempt::new::<C>(result), failure),
+        Some(failure) => Judged::Failed(FailedAttempt::new::<ClassifyHttp>(result), failure),
     }
 }
 
@@ -298,17 +302,17 @@ where
                     Some(result) => classify(&policy.classifier, result),
                     None => {
                         let cut = Err(Error::middleware(TimedOut { after }));
-                        Err((FailedAttempt::new::<ClassifyHttp>(cut), Failure::timeout()))
+                        Judged::Failed(FailedAttempt::new::<ClassifyHttp>(cut), Failure::timeout())
                     }
                 },
             };
             let (failed, failure) = match outcome {
-                Ok(result) => {
+                Judged::Success(result) => {
                     attempts.on_success(&policy.budget);
                     return result
                         .map(|response| report(response, attempts.attempt(), attempts.waited(), None));
                 }
-                Err(failed) => failed,
+                Judged::Failed(failed, failure) => (failed, failure),
             };
             let Some(next_request) = spare.take() else {
                 let stopped = (failure.kind == ErrorKind::Permanent).then_some(StopReason::Permanent);

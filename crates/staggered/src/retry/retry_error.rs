@@ -23,7 +23,7 @@ pub struct Retried<T> {
 /// The last error is always there for the blocking drivers and for an
 /// operation whose error type can hold a [`TimedOut`]. An async operation
 /// whose attempt the deadline cut could not say so in its own error type:
-/// then [`cut`](RetryError::cut) is set, and [`error`](RetryError::error) is
+/// then [`cut_at_deadline`](RetryError::cut_at_deadline) is set, and [`error`](RetryError::error) is
 /// the attempt before's error, or `None` if the cut attempt was the first.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RetryError<E> {
@@ -64,7 +64,7 @@ impl<E> RetryError<E> {
     }
     /// The last error an attempt returned. `None` only when the deadline cut
     /// the first attempt of an async operation whose error type cannot hold
-    /// a [`TimedOut`] (see [`cut`](RetryError::cut)).
+    /// a [`TimedOut`] (see [`cut_at_deadline`](RetryError::cut_at_deadline)).
     pub const fn error(&self) -> Option<&E> {
         self.error.as_ref()
     }

@@ -159,6 +159,8 @@ impl<'p, P, F, O: Outcome<M>, M, W, H> Retrying<'p, P, F, O, M, W, H> {
         Retrying { policy, op, classifier: Own(classifier), hooks, outcome }
     }
 
+    // The builder's type records what was added; nobody writes it out.
+    #[allow(clippy::type_complexity)]
     /// Adds `hook`, called before every retry of this call (after the
     /// policy's own hooks). A [`RetryEvent`] displays as a log line.
     pub fn on_retry<G>(self, hook: G) -> Retrying<'p, P, F, O, M, W, Hooks<H, OnRetry<G, O::Error>>>
@@ -168,6 +170,7 @@ impl<'p, P, F, O: Outcome<M>, M, W, H> Retrying<'p, P, F, O, M, W, H> {
         self.with_hook(OnRetry::new(hook))
     }
 
+    #[allow(clippy::type_complexity)]
     /// Adds `hook`, called if this call gives up (after the policy's own
     /// hooks). A [`GiveUpEvent`] displays as a log line.
     pub fn on_give_up<G>(self, hook: G) -> Retrying<'p, P, F, O, M, W, Hooks<H, OnGiveUp<G, O::Error>>>
