@@ -257,11 +257,9 @@
 //! - `serde`: `config::RetryConfig`, a whole retry configuration from TOML
 //!   or JSON with human durations and errors that name the field.
 //!
-//! Runnable programs are in `examples/`: `blocking`, `tokio`,
-//! `spawned_state`, `shared_budget`, `toml_config`, `tower_stack`,
-//! `reqwest_retry_after` and `tracing_events`
-//! (`cargo run -p staggered --example NAME --all-features`); tests on
-//! paused time are in `tests/retry/`.
+//! Runnable programs are in `examples/`: `blocking`, `tokio`, `spawned_state`,
+//! `shared_budget`, `toml_config`, `tower_stack`, `reqwest_retry_after` and `tracing_events`
+//! (`cargo run -p staggered --example NAME --all-features`).
 
 #![cfg_attr(not(feature = "std"), no_std)]
 #![deny(missing_docs)]

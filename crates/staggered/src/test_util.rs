@@ -1,5 +1,5 @@
-//! Test support for users: assert the number
-//! of attempts and every delay without sleeping. Feature `test-util`.
+//! Test support for users: assert the number of attempts, that the delays
+//! grow, and that permanent errors are not retried, without sleeping. Feature `test-util`.
 //!
 //! ```
 //! use std::time::Duration;

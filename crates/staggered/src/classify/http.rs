@@ -1,7 +1,4 @@
-//! HTTP status codes: 408, 429 and 5xx retry; other 4xx stop. The rules
-//! and the status lists that adjust them need no HTTP library; reading
-//! responses of the `http` crate (headers, server hints) is the `http`
-//! feature's part of [`ClassifyHttp`].
+//! HTTP status codes: 408, 429 and 5xx retry; other 4xx stop.
 
 use core::fmt;
 
@@ -103,7 +100,7 @@ pub struct ClassifyHttp {
 }
 
 impl ClassifyHttp {
-    /// The standard rules: 408, 429 and 5xx retry; other 4xx stop.
+    /// The default rules, with empty retry and stop lists.
     pub const fn new() -> Self {
         ClassifyHttp { retry: StatusSet::new(), stop: StatusSet::new() }
     }

@@ -10,8 +10,10 @@ use super::LoadError;
 use crate::budget::{Budget, BudgetMetrics, RatioBudget, RetryThrottle, TokenBucket};
 use crate::classify::Failure;
 
-/// A retry budget, chosen by `kind`; every parameter left out keeps the
-/// published default, and a parameter of another kind is an error naming it.
+/// A retry budget ([`crate::budget`]), chosen by `kind`; every parameter left
+/// out keeps the published default.
+///
+/// A parameter of another kind of budget is an error that names it.
 ///
 /// ```toml
 /// [budget]

@@ -8,7 +8,7 @@ use crate::classify::ErrorKind;
 impl ClassificationConfig {
     /// The kind of failure an HTTP status is, or `None` for a success: the
     /// stop list, then the retry list (429 throttled, others transient),
-    /// then the standard rules (408, 429 and 5xx retry, other 4xx stop).
+    /// then the default rule (408, 429 and 5xx retry, other 4xx stop).
     pub fn status_kind(&self, status: u16) -> Option<ErrorKind> {
         if self.stop_statuses.contains(&status) {
             Some(ErrorKind::Permanent)

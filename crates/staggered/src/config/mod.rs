@@ -166,8 +166,8 @@ pub struct LimitsConfig {
 /// (for `stagger run`) are worth retrying.
 ///
 /// # Default
-/// HTTP: 408, 429 and 5xx retry, other 4xx stop. Exit codes: every
-/// non-zero code retries.
+/// HTTP: 408, 429 and 5xx retry, other 4xx stop. Exit
+/// codes: every non-zero code retries.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]

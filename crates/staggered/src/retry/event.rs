@@ -8,8 +8,7 @@ use crate::budget::BudgetMetrics;
 use crate::classify::Failure;
 use crate::{StopReason, TimedOut};
 
-/// One retry about to happen. It displays as one log line:
-/// `attempt 2/5 failed (connection reset); retrying in 200ms`.
+/// One retry about to happen, as [`Notify::on_retry`] receives it.
 #[derive(Debug)]
 #[non_exhaustive]
 pub struct RetryEvent<'a, E> {
@@ -30,18 +29,7 @@ pub struct RetryEvent<'a, E> {
     pub budget: Option<BudgetMetrics>,
 }
 
-impl<E: fmt::Display> fmt::Display for RetryEvent<'_, E> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "attempt {}", self.attempt)?;
-        if let Some(max) = self.max_attempts {
-            write!(f, "/{max}")?;
-        }
-        write!(f, " failed ({}); retrying in {:?}", self.error, self.delay)
-    }
-}
-
-/// The loop gave up. It displays as one log line:
-/// `gave up after 3 attempts (attempts exhausted): connection reset`.
+/// The loop gave up, as [`Notify::on_give_up`] receives it.
 #[derive(Debug)]
 #[non_exhaustive]
 pub struct GiveUpEvent<'a, E> {
@@ -65,6 +53,18 @@ pub struct GiveUpEvent<'a, E> {
     pub budget: Option<BudgetMetrics>,
 }
 
+/// One log line: `attempt 2/5 failed (connection reset); retrying in 200ms`.
+impl<E: fmt::Display> fmt::Display for RetryEvent<'_, E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "attempt {}", self.attempt)?;
+        if let Some(max) = self.max_attempts {
+            write!(f, "/{max}")?;
+        }
+        write!(f, " failed ({}); retrying in {:?}", self.error, self.delay)
+    }
+}
+
+/// One log line: `gave up after 3 attempts (attempts exhausted): connection reset`.
 impl<E: fmt::Display> fmt::Display for GiveUpEvent<'_, E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let plural = if self.attempts == 1 { "" } else { "s" };

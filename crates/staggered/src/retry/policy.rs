@@ -138,9 +138,11 @@ impl<S, C, N, B, T> RetryPolicy<S, C, N, B, T> {
         }
     }
 
+    /// Its argument needs its type here; on [`retry`](RetryPolicy::retry) it is
+    /// inferred from the operation.
+    ///
     /// Retries only the errors for which `predicate` is true; the others are
-    /// permanent. (The closure's argument needs its type here; on
-    /// [`retry`](RetryPolicy::retry) it is inferred from the operation.)
+    /// permanent (the `retryIf` predicate many retry libraries offer).
     pub fn retry_if<F>(self, predicate: F) -> RetryPolicy<S, RetryIf<F>, N, B, T> {
         self.classify(RetryIf(predicate))
     }

@@ -1,6 +1,6 @@
 //! The `tracing` integration: one structured event per retry, with the
-//! fields `attempt`, `max_attempts`, `delay_ms`, `error_type` and
-//! `error_message`, and one when giving up. Compiled out without the feature.
+//! fields of a common structured retry log (`attempt`, `max_attempts`, `delay_ms`, `error_type`,
+//! `error_message`), and one when giving up. Compiled out without the feature.
 //!
 //! # Levels
 //! A retry is a `WARN`: something failed and is being handled. Giving up
