@@ -1,8 +1,7 @@
 //! HTTP status codes: 408, 429 and 5xx retry; other 4xx stop.
 
-use core::fmt;
-
 use super::{ErrorKind, Failure};
+use core::fmt;
 
 /// Classifies an HTTP status code: 429 is throttled, 408 and every 5xx
 /// transient, any other 4xx permanent. Codes outside 400..=599 are not
