@@ -63,6 +63,7 @@ impl Limits {
 
     /// The time left before the deadline, `elapsed` after attempt 1 started;
     /// `None` without a deadline.
+    #[inline]
     pub fn time_left(&self, elapsed: Duration) -> Option<Duration> {
         self.deadline.map(|deadline| deadline.saturating_sub(elapsed))
     }
@@ -77,6 +78,7 @@ impl Limits {
     /// How long the next attempt of an async driver may run, `elapsed` after
     /// attempt 1 started: the per-attempt `timeout` if any, cut to the time
     /// left before the deadline; `None` when neither limits it.
+    #[inline]
     pub fn attempt_limit(&self, timeout: Option<Duration>, elapsed: Duration) -> Option<Duration> {
         match (timeout, self.time_left(elapsed)) {
             (Some(timeout), Some(left)) => Some(timeout.min(left)),

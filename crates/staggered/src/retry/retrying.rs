@@ -287,7 +287,7 @@ where
         let clock = <Runtime<F> as DefaultRuntime>::Clock::default();
         async move {
             let hooks = Hooks(&policy.notify, &hooks);
-            retry_body!(call_parts!(policy, classifier, &hooks), op, &sleeper, &clock, done => done.value)
+            retry_body!(policy, call_parts!(policy, classifier, &hooks), op, &sleeper, &clock, done => done.value)
         }
     }
 
@@ -312,7 +312,7 @@ where
         let clock = <Runtime<F> as DefaultRuntime>::Clock::default();
         async move {
             let hooks = Hooks(&policy.notify, &hooks);
-            retry_body!(call_parts!(policy, classifier, &hooks), op, &sleeper, &clock, done => done)
+            retry_body!(policy, call_parts!(policy, classifier, &hooks), op, &sleeper, &clock, done => done)
         }
     }
 
@@ -334,6 +334,6 @@ where
     {
         let Retrying { policy, mut op, classifier, hooks, .. } = self;
         let hooks = Hooks(&policy.notify, &hooks);
-        retry_body!(call_parts!(policy, classifier, &hooks), op, sleeper, clock, done => done)
+        retry_body!(policy, call_parts!(policy, classifier, &hooks), op, sleeper, clock, done => done)
     }
 }
