@@ -10,7 +10,7 @@ use core::time::Duration;
 use crate::budget::Budget;
 use crate::classify::Classifier;
 use crate::retry::event::Notify;
-use crate::retry::policy::Parts;
+use crate::retry::parts::Parts;
 use crate::retry::timeout::CanBlock;
 use crate::sleep::{BlockingSleeper, Clock};
 use crate::{Retried, RetryError, RetryPolicy, Schedule};

@@ -34,7 +34,7 @@ use crate::budget::Budget;
 use crate::classify::{Classifier, Failure, RetryIf};
 use crate::retry::event::{GiveUpEvent, Hooks, NoNotify, Notify, OnGiveUp, OnRetry, RetryEvent};
 use crate::retry::future::retry_body;
-use crate::retry::policy::Parts;
+use crate::retry::parts::Parts;
 use crate::retry::timeout::{CanBlock, TimeoutFor};
 use crate::sleep::{BlockingSleeper, Clock, DefaultRuntime, Runtime, Sleeper};
 use crate::{Retried, RetryError, RetryPolicy, Schedule};
