@@ -78,7 +78,7 @@ pub const SERVICE_MAX_HINT: Duration = Duration::from_secs(60);
 /// clients to come back after seconds to a minute; with a 500 ms
 /// `max_delay`, a `Retry-After: 1` would otherwise end the retrying. Either
 /// way the deadline bounds the wait, and a longer hint stops with
-/// [`StopReason::HintTooLong`] rather than knock early.
+/// [`StopReason::HintTooLong`](crate::StopReason::HintTooLong) rather than knock early.
 ///
 /// # The clock
 /// The deadline is measured from the start of attempt 1, so with a deadline
@@ -178,7 +178,7 @@ impl<S, C, N, B, T> RetryPolicy<S, C, N, B, T> {
         self.notify(OnGiveUp::new(hook))
     }
 
-    /// Adds a [`Notify`] hook, told of every retry and give-up: a type that
+    /// Adds a [`Notify`](crate::Notify) hook, told of every retry and give-up: a type that
     /// hears both, or serves several error types.
     pub fn notify<N2>(self, hook: N2) -> RetryPolicy<S, C, Hooks<N, N2>, B, T> {
         self.replace(|classifier, notify, budget, timeout| (classifier, Hooks(notify, hook), budget, timeout))
@@ -193,7 +193,7 @@ impl<S, C, N, B, T> RetryPolicy<S, C, N, B, T> {
 
     /// Cuts each attempt of the async drivers after `timeout`, or at the
     /// deadline if that comes first. The cut attempt fails with
-    /// [`TimedOut`], so the operation's error type must implement
+    /// [`TimedOut`](crate::TimedOut), so the operation's error type must implement
     /// `From<TimedOut>` (`std::io::Error` does), and is classified a
     /// transient timeout.
     ///
@@ -263,7 +263,7 @@ impl<S, C, N, B, T> RetryPolicy<S, C, N, B, T> {
     }
 
     /// Sets the longest server hint to honour; a longer one stops with
-    /// [`StopReason::HintTooLong`]. Unset, it depends on the driver (see
+    /// [`StopReason::HintTooLong`](crate::StopReason::HintTooLong). Unset, it depends on the driver (see
     /// the [defaults](RetryPolicy#defaults)).
     pub fn with_max_hint(mut self, max_hint: Duration) -> Self {
         self.limits.max_hint = Some(max_hint);
