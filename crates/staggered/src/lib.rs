@@ -304,6 +304,8 @@ pub use integrations::http;
 pub use integrations::reqwest;
 #[cfg(feature = "std")]
 pub use integrations::service;
+#[cfg(feature = "tonic")]
+pub use integrations::tonic;
 #[cfg(feature = "tower")]
 pub use integrations::tower;
 
