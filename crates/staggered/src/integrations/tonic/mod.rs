@@ -5,7 +5,7 @@
 //! generic tower retry, because their bodies are streams. Here a call is
 //! retried as tonic clients are used: for each attempt, a clone of the
 //! client and a fresh request built from a copy of the message
-//! ([`RetryPolicy::retry_grpc`]), on the one retry decision of every driver:
+//! ([`RetryPolicy::retry_grpc`](crate::RetryPolicy::retry_grpc)), on the one retry decision of every driver:
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
@@ -19,7 +19,8 @@
 //!     .with_budget(throttle.clone())
 //!     .with_attempt_timeout(Duration::from_secs(2)) // each attempt's `grpc-timeout`
 //!     .with_deadline(Duration::from_secs(10));
-//! let client = HealthClient::connect("http://127.0.0.1:50051").await?;
+//! let channel = tonic::transport::Endpoint::from_static("http://127.0.0.1:50051").connect().await?;
+//! let client = HealthClient::new(channel);
 //! let message = HealthCheckRequest { service: "inventory".into() };
 //! let reply = policy
 //!     .retry_grpc(&client, message, |mut client, request| async move { client.check(request).await })
