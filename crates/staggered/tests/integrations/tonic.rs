@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use ::tonic::transport::Channel;
 use ::tonic::{Code, Status};
+use staggered::config::RetryConfig;
 use staggered::test_util::RecordingSleeper;
 use staggered::tonic::{ClassifyGrpc, ClassifyStatus};
 use staggered::{
@@ -257,11 +258,14 @@ async fn the_deadline_cuts_a_hanging_attempt_without_a_timeout() {
     let server = GrpcServer::start(|_| Reply::Hang).await;
     let client = server.client().await;
     let policy = RetryPolicy::new(backoff(3)).with_deadline(Duration::from_secs(3));
-    let err = policy
-        .retry_grpc(&client, message(), |mut client, request| async move { client.check(request).await })
-        .call()
-        .await
-        .unwrap_err();
+    // On tokio's timer, spawned: the future of `.call()` is `Send`.
+    let task = tokio::spawn(async move {
+        policy
+            .retry_grpc(&client, message(), |mut client, request| async move { client.check(request).await })
+            .call()
+            .await
+    });
+    let err = task.await.unwrap().unwrap_err();
     assert_eq!((err.reason(), err.attempts(), server.calls()), (StopReason::Deadline, 1, 1));
     let status = err.error().unwrap();
     assert_eq!(status.code(), Code::DeadlineExceeded);
@@ -286,4 +290,24 @@ async fn the_policys_classifier_sets_the_retryable_codes() {
     let (_, attempts) = RetryPolicy::new(backoff(3)).classify(a6).check(&client, &sleeper).await.unwrap();
     assert_eq!((attempts, server.calls()), (2, 3));
     assert_eq!(sleeper.sleeps(), [ms(10)]);
+}
+
+#[tokio::test]
+async fn a_configuration_files_policy_retries_by_grpcs_rules() {
+    let server = GrpcServer::start(|call| match call {
+        1 => Reply::Fail(Status::unavailable("down")),
+        2 => Reply::Fail(Status::not_found("no such service")),
+        _ => Reply::Serving,
+    })
+    .await;
+    let config = RetryConfig::from_toml_str(
+        "[schedule]\nstrategy = \"exponential\"\nbase = \"10ms\"\nmax_attempts = 5\n\
+         [limits]\nattempt_timeout = \"1.5s\"\n",
+    )
+    .unwrap();
+    let policy = config.async_policy().unwrap();
+    let sleeper = RecordingSleeper::new();
+    let err = policy.check(&server.client().await, &sleeper).await.unwrap_err();
+    assert_eq!((err.reason(), err.attempts(), server.calls()), (StopReason::Permanent, 2, 2));
+    assert_eq!(server.metadata("grpc-timeout"), [Some("1500000u".into()), Some("1500000u".into())]);
 }
