@@ -101,7 +101,8 @@
 //! transient, HTTP responses by the HTTP rules (408, 429, 5xx and their
 //! `Retry-After`); no hooks, budget or per-attempt timeout; and a server
 //! hint honoured up to the schedule's largest delay for a plain operation,
-//! up to a minute (or that delay, if longer) in the HTTP integrations.
+//! up to a minute (or that delay, if longer) in the HTTP and gRPC
+//! integrations.
 //!
 //! Nothing is changed behind your back: `with_max_attempts(10)` on a
 //! 3-attempt schedule makes 10 attempts (the schedule goes on by its own
@@ -109,8 +110,8 @@
 //! is an error as in every builder, and the hooks and `tracing` events
 //! report the limit that is applied.
 //!
-//! Every driver (these loops, `stagger run`, the simulator, the tower and
-//! reqwest integrations) decides through one sans-IO state machine,
+//! Every driver (these loops, `stagger run`, the simulator, the tower,
+//! reqwest and tonic integrations) decides through one sans-IO state machine,
 //! [`Decision`]: given a classified [`Failure`] and the time elapsed, it
 //! answers [`Action::Retry`] with the wait or [`Action::Stop`] with the
 //! reason. It owns `max_attempts`, the deadline, server [`hint`]s (what a
@@ -129,7 +130,8 @@
 //! The deadline is the total time from the start of attempt 1, the
 //! operations' own time included. No wait ever ends at or after it. An
 //! async attempt can be cut, so in every async driver (`call_async`,
-//! `.retry(..).call().await`, the tower layer, the reqwest middleware) an
+//! `.retry(..).call().await`, the tower layer, the reqwest middleware, a
+//! tonic call's `retry_grpc`) an
 //! attempt still running when the time left runs out is cut there, with or
 //! without a per-attempt timeout ([`RetryPolicy::with_attempt_timeout`]).
 //! The cut attempt fails with [`TimedOut`] if its error type can hold one
@@ -254,19 +256,24 @@
 //! - `reqwest`: `reqwest::RetryMiddleware` for `reqwest-middleware`: HTTP
 //!   statuses, `Retry-After` and friends, idempotent requests only unless
 //!   opted in (implies `http` and `tokio`; reqwest without TLS).
+//! - `tonic`: `RetryPolicy::retry_grpc` retries a tonic gRPC call by gRPC's
+//!   retry design (A6): `tonic::ClassifyGrpc`'s status codes,
+//!   `grpc-retry-pushback-ms`, and each attempt's time limit as its
+//!   `grpc-timeout` (implies `tokio`; tonic without transport or TLS).
 //! - `serde`: `config::RetryConfig`, a whole retry configuration from TOML
 //!   or JSON with human durations and errors that name the field.
 //!
-//! Runnable programs are in `examples/`: `blocking`, `tokio`, `spawned_state`,
-//! `shared_budget`, `toml_config`, `tower_stack`, `reqwest_retry_after` and `tracing_events`
-//! (`cargo run -p staggered --example NAME --all-features`).
+//! Runnable programs are in `examples/`: `blocking`, `tokio`,
+//! `spawned_state`, `shared_budget`, `toml_config`, `tower_stack`,
+//! `reqwest_retry_after`, `tonic_retry` and `tracing_events` (`cargo run -p
+//! staggered --example NAME --all-features`).
 //!
 //! # The guide
 
 #![doc = concat!(
     "The guide, in the repository's [`docs/`](", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/README.md), ",
     "explains every strategy with a chart of its delays, the cap, the presets and where their values ",
-    "come from, the retry decision, budgets, and how to choose a strategy from the simulator's results; ",
+    "come from, the retry decision, budgets, gRPC with tonic, and how to choose a strategy from the simulator's results; ",
     "its chapter [Coming from another library](", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/coming-from.md) ",
     "maps backon, backoff, tokio-retry, tower, the AWS SDKs, gRPC and Polly onto this crate."
 )]
@@ -304,6 +311,8 @@ pub use integrations::http;
 pub use integrations::reqwest;
 #[cfg(feature = "std")]
 pub use integrations::service;
+#[cfg(feature = "tonic")]
+pub use integrations::tonic;
 #[cfg(feature = "tower")]
 pub use integrations::tower;
 
@@ -366,4 +375,8 @@ mod guide {
     /// "Budgets".
     #[doc = include_str!("../../../docs/budgets.md")]
     pub struct Budgets;
+    /// "gRPC with tonic".
+    #[cfg(feature = "tonic")]
+    #[doc = include_str!("../../../docs/grpc.md")]
+    pub struct Grpc;
 }

@@ -71,7 +71,7 @@ pub const SERVICE_MAX_HINT: Duration = Duration::from_secs(60);
 /// | driver | default `max_hint` |
 /// |---|---|
 /// | plain operations (`call`, `call_async`, [`retry`](RetryPolicy::retry)) | the schedule's largest delay (a `Backoff`'s `max_delay`, or more in interval mode) |
-/// | the HTTP integrations (`tower::RetryLayer`, `reqwest::RetryMiddleware`) | the larger of that and one minute ([`SERVICE_MAX_HINT`]) |
+/// | the HTTP and gRPC integrations (`tower::RetryLayer`, `reqwest::RetryMiddleware`, `retry_grpc`) | the larger of that and one minute ([`SERVICE_MAX_HINT`]) |
 ///
 /// A plain operation's hints come from your own classifier, so they are
 /// held to what the schedule itself would wait. Servers ask HTTP and gRPC

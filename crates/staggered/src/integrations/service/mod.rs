@@ -35,7 +35,7 @@
 //! assert_eq!(only_short.clone_request(&"GET /".to_owned()), Some("GET /".to_owned()));
 //! ```
 
-#[cfg(any(feature = "tower", feature = "reqwest"))]
+#[cfg(any(feature = "tower", feature = "reqwest", feature = "tonic"))]
 pub(crate) mod attempts;
 
 use core::fmt;
