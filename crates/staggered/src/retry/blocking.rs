@@ -8,12 +8,12 @@
 use core::time::Duration;
 
 use crate::budget::Budget;
-use crate::classify::Classifier;
+use crate::classify::{Classifier, ErrorKind};
 use crate::retry::event::Notify;
 use crate::retry::parts::Parts;
 use crate::retry::timeout::CanBlock;
 use crate::sleep::{BlockingSleeper, Clock};
-use crate::{Retried, RetryError, RetryPolicy, Schedule};
+use crate::{Retried, RetryError, RetryPolicy, Schedule, StopReason};
 
 impl<S: Schedule, C, N, B: Budget, T> RetryPolicy<S, C, N, B, T> {
     /// Calls `op` (given the attempt number, from 1) until it succeeds or the
@@ -98,13 +98,43 @@ impl<S: Schedule, C, N, B: Budget, T> Parts<'_, S, C, N, B, T> {
     {
         let start = self.limits.deadline.map(|_| clock.now());
         self.budget.record_request();
+        let mut waited = Duration::ZERO;
+        if self.limiter.is_set() {
+            match self.limiter.acquire_blocking(self.limits, start, sleeper, clock) {
+                Ok(wait) => waited = wait,
+                Err((reason, waited)) => return Err(self.unsent_blocking(reason, 0, waited, None, start, clock)),
+            }
+        }
         match op(1) {
             Ok(value) => {
+                self.limiter.record(false);
                 self.budget.deposit(1, None);
-                Ok(Retried { value, attempts: 1, waited: Duration::ZERO })
+                Ok(Retried { value, attempts: 1, waited })
             }
-            Err(error) => self.retry_blocking(op, error, start, sleeper, clock),
+            Err(error) => self.retry_blocking(op, error, start, waited, sleeper, clock),
         }
+    }
+
+    /// No token before the deadline for the attempt after `attempts`.
+    #[cold]
+    fn unsent_blocking<E, K>(
+        self,
+        reason: StopReason,
+        attempts: u32,
+        waited: Duration,
+        previous: Option<E>,
+        start: Option<K::Instant>,
+        clock: &K,
+    ) -> RetryError<E>
+    where
+        N: Notify<E>,
+        E: core::fmt::Display,
+        K: Clock + ?Sized,
+    {
+        let elapsed = start.map_or(Duration::ZERO, |start| clock.since(start));
+        let budget = self.budget.metrics();
+        self.unsent(reason, attempts, previous.as_ref(), core::any::type_name::<E>(), elapsed, budget);
+        RetryError::unsent(reason, attempts, waited, previous)
     }
 
     /// Everything after a failed first attempt, out of line so the success
@@ -115,6 +145,7 @@ impl<S: Schedule, C, N, B: Budget, T> Parts<'_, S, C, N, B, T> {
         mut op: F,
         mut error: E,
         start: Option<K::Instant>,
+        mut waited: Duration,
         sleeper: &Z,
         clock: &K,
     ) -> Result<Retried<R>, RetryError<E>>
@@ -129,9 +160,9 @@ impl<S: Schedule, C, N, B: Budget, T> Parts<'_, S, C, N, B, T> {
         let error_type = core::any::type_name::<E>();
         let mut stopwatch = self.stopwatch::<E, K>(start, clock);
         let mut decision = self.decision();
-        let mut waited = Duration::ZERO;
         loop {
             let failure = self.classify_error(&error);
+            self.limiter.record(failure.kind == ErrorKind::Throttled);
             match self.step(&mut decision, &error, error_type, failure, stopwatch.elapsed(clock)) {
                 Ok(delay) => {
                     // A zero wait is no wait: no sleeper call, no system call.
@@ -142,8 +173,18 @@ impl<S: Schedule, C, N, B: Budget, T> Parts<'_, S, C, N, B, T> {
                 }
                 Err(reason) => return Err(RetryError::new(reason, decision.attempt(), waited, error)),
             }
+            if self.limiter.is_set() {
+                match self.limiter.acquire_blocking(self.limits, stopwatch.start(), sleeper, clock) {
+                    Ok(wait) => waited = waited.saturating_add(wait),
+                    Err((reason, wait)) => {
+                        let (attempts, waited) = (decision.attempt().saturating_sub(1), waited.saturating_add(wait));
+                        return Err(self.unsent_blocking(reason, attempts, waited, Some(error), start, clock));
+                    }
+                }
+            }
             match op(decision.attempt()) {
                 Ok(value) => {
+                    self.limiter.record(false);
                     decision.on_success();
                     return Ok(Retried { value, attempts: decision.attempt(), waited });
                 }

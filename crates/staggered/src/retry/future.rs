@@ -46,14 +46,28 @@ macro_rules! retry_body {
         let start =
             if policy.limits.deadline.is_some() || timeout.is_some() { Some($clock.now()) } else { None };
         policy.budget.record_request();
+        let mut waited = core::time::Duration::ZERO;
+        if policy.limiter.is_set() {
+            match policy.limiter.acquire(&policy.limits, start, $sleeper, $clock).await {
+                Ok(wait) => waited = wait,
+                Err((reason, waited)) => {
+                    let parts = $parts;
+                    let elapsed = start.map_or(core::time::Duration::ZERO, |start| $clock.since(start));
+                    let budget = $crate::Budget::metrics(parts.budget);
+                    parts.unsent::<E>(reason, 0, None, core::any::type_name::<E>(), elapsed, budget);
+                    return Err($crate::RetryError::unsent(reason, 0, waited, None));
+                }
+            }
+        }
         let first = match policy.limits.attempt_limit(timeout, core::time::Duration::ZERO) {
             None => $op(1).await.map_err($crate::retry::future::Failed::Error),
             Some(cut) => $crate::retry::future::timed($op(1), cut, $sleeper).await,
         };
         let mut failed = match first {
             Ok(value) => {
+                policy.limiter.record(false);
                 policy.budget.deposit(1, None);
-                let $done = $crate::Retried { value, attempts: 1, waited: core::time::Duration::ZERO };
+                let $done = $crate::Retried { value, attempts: 1, waited };
                 return Ok($map);
             }
             Err(failed) => failed,
@@ -63,7 +77,6 @@ macro_rules! retry_body {
         let make_error = <_ as $crate::TimeoutFor<E>>::make_error(parts.timeout);
         let mut stopwatch = parts.stopwatch::<E, _>(start, $clock);
         let mut decision = parts.decision();
-        let mut waited = core::time::Duration::ZERO;
         // The last error an attempt returned, for a cut that has none.
         let mut last: Option<E> = None;
         loop {
@@ -75,12 +88,14 @@ macro_rules! retry_body {
                 $crate::retry::future::Failed::Cut(cut) => match make_error {
                     Some(make) => (make(cut), $crate::Failure::timeout()),
                     None => {
+                        parts.limiter.record(false);
                         let elapsed = stopwatch.elapsed($clock);
                         let reason = parts.cut(&mut decision, last.as_ref(), error_type, cut, elapsed);
                         return Err($crate::RetryError::cut(reason, decision.attempt(), waited, last, cut));
                     }
                 },
             };
+            parts.limiter.record(failure.kind == $crate::ErrorKind::Throttled);
             match parts.step(&mut decision, &error, error_type, failure, stopwatch.elapsed($clock)) {
                 Ok(delay) => {
                     // Even a zero wait goes to the sleeper: on a runtime it yields.
@@ -89,6 +104,19 @@ macro_rules! retry_body {
                 }
                 Err(reason) => {
                     return Err($crate::RetryError::new(reason, decision.attempt(), waited, error))
+                }
+            }
+            if parts.limiter.is_set() {
+                match parts.limiter.acquire(parts.limits, stopwatch.start(), $sleeper, $clock).await {
+                    Ok(wait) => waited = waited.saturating_add(wait),
+                    Err((reason, wait)) => {
+                        let attempts = decision.attempt().saturating_sub(1);
+                        let elapsed = stopwatch.elapsed($clock);
+                        let budget = decision.budget().metrics();
+                        parts.unsent(reason, attempts, Some(&error), error_type, elapsed, budget);
+                        let waited = waited.saturating_add(wait);
+                        return Err($crate::RetryError::unsent(reason, attempts, waited, Some(error)));
+                    }
                 }
             }
             last = Some(error);
@@ -100,6 +128,7 @@ macro_rules! retry_body {
             };
             match outcome {
                 Ok(value) => {
+                    parts.limiter.record(false);
                     decision.on_success();
                     let $done = $crate::Retried { value, attempts: attempt, waited };
                     return Ok($map);

@@ -10,6 +10,7 @@ pub(crate) mod decision;
 pub(crate) mod event;
 pub(crate) mod future;
 pub(crate) mod hint_policy;
+pub(crate) mod limit;
 pub(crate) mod parts;
 pub(crate) mod policy;
 pub(crate) mod retry_error;

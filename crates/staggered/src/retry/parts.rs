@@ -7,6 +7,7 @@ use core::time::Duration;
 use crate::budget::Budget;
 use crate::classify::{Classifier, Failure};
 use crate::retry::event::{GiveUpEvent, Notify, RetryEvent};
+use crate::retry::limit::PolicyLimiter;
 use crate::retry::trace::TraceLevels;
 use crate::sleep::Clock;
 use crate::{Action, Decision, Limits, Schedule, StopReason, TimedOut};
@@ -23,6 +24,7 @@ pub(crate) struct Parts<'a, S, C, N, B, T> {
     pub(crate) timeout: &'a T,
     pub(crate) limits: &'a Limits,
     pub(crate) trace: TraceLevels,
+    pub(crate) limiter: &'a PolicyLimiter,
 }
 
 impl<S, C, N, B, T> Clone for Parts<'_, S, C, N, B, T> {
@@ -120,6 +122,28 @@ impl<'a, S, C, N, B, T> Parts<'a, S, C, N, B, T> {
         self.notify.on_give_up(&event);
         crate::retry::trace::give_up(&event, error_type, self.trace);
         reason
+    }
+
+    /// The rate limiter had no token for the next attempt before the
+    /// deadline: the retrying ends before that attempt is sent, and the
+    /// hooks hear it with the error before, if any (`attempts` were made).
+    pub(crate) fn unsent<E>(
+        &self,
+        reason: StopReason,
+        attempts: u32,
+        previous: Option<&E>,
+        error_type: &'static str,
+        elapsed: Duration,
+        budget: Option<crate::BudgetMetrics>,
+    ) where
+        N: Notify<E>,
+        E: core::fmt::Display,
+    {
+        let max_attempts = self.limits.max_attempts;
+        let event =
+            GiveUpEvent { reason, attempts, max_attempts, error: previous, cut: None, elapsed, budget };
+        self.notify.on_give_up(&event);
+        crate::retry::trace::give_up(&event, error_type, self.trace);
     }
 
     /// The clock for the retries, once attempt 1 has failed (see [`Stopwatch`]).
