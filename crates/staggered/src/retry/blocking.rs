@@ -34,9 +34,7 @@ impl<S: Schedule, C, N, B: Budget, T> RetryPolicy<S, C, N, B, T> {
         T: CanBlock,
         E: core::fmt::Display,
     {
-        self.parts()
-            .run_blocking(op, &crate::sleep::StdSleeper, &crate::sleep::StdClock)
-            .map(|done| done.value)
+        self.run_with(op, &crate::sleep::StdSleeper, &crate::sleep::StdClock).map(|done| done.value)
     }
 
     /// Like [`call`](RetryPolicy::call), returning the attempts made and the
@@ -54,7 +52,7 @@ impl<S: Schedule, C, N, B: Budget, T> RetryPolicy<S, C, N, B, T> {
         T: CanBlock,
         E: core::fmt::Display,
     {
-        self.parts().run_blocking(op, &crate::sleep::StdSleeper, &crate::sleep::StdClock)
+        self.run_with(op, &crate::sleep::StdSleeper, &crate::sleep::StdClock)
     }
 
     /// Like [`run`](RetryPolicy::run), waiting with `sleeper` and reading
@@ -74,6 +72,9 @@ impl<S: Schedule, C, N, B: Budget, T> RetryPolicy<S, C, N, B, T> {
         Z: BlockingSleeper + ?Sized,
         K: Clock + ?Sized,
     {
+        if self.limiter.is_set() {
+            return self.parts().run_blocking_limited(op, sleeper, clock);
+        }
         self.parts().run_blocking(op, sleeper, clock)
     }
 }
@@ -98,21 +99,37 @@ impl<S: Schedule, C, N, B: Budget, T> Parts<'_, S, C, N, B, T> {
     {
         let start = self.limits.deadline.map(|_| clock.now());
         self.budget.record_request();
-        let mut waited = Duration::ZERO;
-        if self.limiter.is_set() {
-            match self.limiter.acquire_blocking(self.limits, start, sleeper, clock) {
-                Ok(wait) => waited = wait,
-                Err((reason, waited)) => return Err(self.unsent_blocking(reason, 0, waited, None, start, clock)),
-            }
-        }
         match op(1) {
             Ok(value) => {
-                self.limiter.record(false);
                 self.budget.deposit(1, None);
-                Ok(Retried { value, attempts: 1, waited })
+                Ok(Retried { value, attempts: 1, waited: Duration::ZERO })
             }
-            Err(error) => self.retry_blocking(op, error, start, waited, sleeper, clock),
+            Err(error) => self.retry_blocking(op, Some(error), start, sleeper, clock),
         }
+    }
+
+    /// [`run_blocking`](Parts::run_blocking) for a policy with a rate
+    /// limiter, which takes a token before attempt 1 too. The callers choose
+    /// before they gather the parts, so that a policy without a limiter
+    /// pays one branch for it.
+    #[inline(never)]
+    pub(crate) fn run_blocking_limited<R, E, F, Z, K>(
+        self,
+        op: F,
+        sleeper: &Z,
+        clock: &K,
+    ) -> Result<Retried<R>, RetryError<E>>
+    where
+        F: FnMut(u32) -> Result<R, E>,
+        C: Classifier<E>,
+        N: Notify<E>,
+        E: core::fmt::Display,
+        Z: BlockingSleeper + ?Sized,
+        K: Clock + ?Sized,
+    {
+        let start = self.limits.deadline.map(|_| clock.now());
+        self.budget.record_request();
+        self.retry_blocking(op, None, start, sleeper, clock)
     }
 
     /// No token before the deadline for the attempt after `attempts`.
@@ -137,15 +154,15 @@ impl<S: Schedule, C, N, B: Budget, T> Parts<'_, S, C, N, B, T> {
         RetryError::unsent(reason, attempts, waited, previous)
     }
 
-    /// Everything after a failed first attempt, out of line so the success
-    /// path stays a call and a branch.
+    /// Everything after a failed first attempt (`error`), or, with a rate
+    /// limiter, from the token for attempt 1 on (`None`): out of line so the
+    /// success path stays a call and a branch.
     #[inline(never)]
     fn retry_blocking<R, E, F, Z, K>(
         self,
         mut op: F,
-        mut error: E,
+        error: Option<E>,
         start: Option<K::Instant>,
-        mut waited: Duration,
         sleeper: &Z,
         clock: &K,
     ) -> Result<Retried<R>, RetryError<E>>
@@ -157,6 +174,26 @@ impl<S: Schedule, C, N, B: Budget, T> Parts<'_, S, C, N, B, T> {
         Z: BlockingSleeper + ?Sized,
         K: Clock + ?Sized,
     {
+        let mut waited = Duration::ZERO;
+        let mut error = match error {
+            Some(error) => error,
+            None => {
+                match self.limiter.acquire_blocking(self.limits, start, sleeper, clock) {
+                    Ok(wait) => waited = wait,
+                    Err((reason, waited)) => {
+                        return Err(self.unsent_blocking(reason, 0, waited, None, start, clock))
+                    }
+                }
+                match op(1) {
+                    Ok(value) => {
+                        self.limiter.record(false);
+                        self.budget.deposit(1, None);
+                        return Ok(Retried { value, attempts: 1, waited });
+                    }
+                    Err(error) => error,
+                }
+            }
+        };
         let error_type = core::any::type_name::<E>();
         let mut stopwatch = self.stopwatch::<E, K>(start, clock);
         let mut decision = self.decision();
@@ -177,8 +214,16 @@ impl<S: Schedule, C, N, B: Budget, T> Parts<'_, S, C, N, B, T> {
                 match self.limiter.acquire_blocking(self.limits, stopwatch.start(), sleeper, clock) {
                     Ok(wait) => waited = waited.saturating_add(wait),
                     Err((reason, wait)) => {
-                        let (attempts, waited) = (decision.attempt().saturating_sub(1), waited.saturating_add(wait));
-                        return Err(self.unsent_blocking(reason, attempts, waited, Some(error), start, clock));
+                        let (attempts, waited) =
+                            (decision.attempt().saturating_sub(1), waited.saturating_add(wait));
+                        return Err(self.unsent_blocking(
+                            reason,
+                            attempts,
+                            waited,
+                            Some(error),
+                            start,
+                            clock,
+                        ));
                     }
                 }
             }

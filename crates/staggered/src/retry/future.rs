@@ -46,80 +46,83 @@ macro_rules! retry_body {
         let start =
             if policy.limits.deadline.is_some() || timeout.is_some() { Some($clock.now()) } else { None };
         policy.budget.record_request();
-        let mut waited = core::time::Duration::ZERO;
-        if policy.limiter.is_set() {
-            match policy.limiter.acquire(&policy.limits, start, $sleeper, $clock).await {
-                Ok(wait) => waited = wait,
-                Err((reason, waited)) => {
-                    let parts = $parts;
-                    let elapsed = start.map_or(core::time::Duration::ZERO, |start| $clock.since(start));
-                    let budget = $crate::Budget::metrics(parts.budget);
-                    parts.unsent::<E>(reason, 0, None, core::any::type_name::<E>(), elapsed, budget);
-                    return Err($crate::RetryError::unsent(reason, 0, waited, None));
+        // With a rate limiter, attempt 1 waits for its token in the loop,
+        // as the retries do: one await for it, and a policy without one
+        // keeps the fast path below as it was.
+        let mut failed = if policy.limiter.is_set() {
+            None
+        } else {
+            let first = match policy.limits.attempt_limit(timeout, core::time::Duration::ZERO) {
+                None => $op(1).await.map_err($crate::retry::future::Failed::Error),
+                Some(cut) => $crate::retry::future::timed($op(1), cut, $sleeper).await,
+            };
+            match first {
+                Ok(value) => {
+                    policy.budget.deposit(1, None);
+                    let $done = $crate::Retried { value, attempts: 1, waited: core::time::Duration::ZERO };
+                    return Ok($map);
                 }
+                Err(failed) => Some(failed),
             }
-        }
-        let first = match policy.limits.attempt_limit(timeout, core::time::Duration::ZERO) {
-            None => $op(1).await.map_err($crate::retry::future::Failed::Error),
-            Some(cut) => $crate::retry::future::timed($op(1), cut, $sleeper).await,
-        };
-        let mut failed = match first {
-            Ok(value) => {
-                policy.limiter.record(false);
-                policy.budget.deposit(1, None);
-                let $done = $crate::Retried { value, attempts: 1, waited };
-                return Ok($map);
-            }
-            Err(failed) => failed,
         };
         let parts = $parts;
         let error_type = core::any::type_name::<E>();
         let make_error = <_ as $crate::TimeoutFor<E>>::make_error(parts.timeout);
         let mut stopwatch = parts.stopwatch::<E, _>(start, $clock);
         let mut decision = parts.decision();
+        let mut waited = core::time::Duration::ZERO;
         // The last error an attempt returned, for a cut that has none.
         let mut last: Option<E> = None;
         loop {
-            let (error, failure) = match failed {
-                $crate::retry::future::Failed::Error(error) => {
-                    let failure = parts.classify_error(&error);
-                    (error, failure)
-                }
-                $crate::retry::future::Failed::Cut(cut) => match make_error {
-                    Some(make) => (make(cut), $crate::Failure::timeout()),
-                    None => {
-                        parts.limiter.record(false);
-                        let elapsed = stopwatch.elapsed($clock);
-                        let reason = parts.cut(&mut decision, last.as_ref(), error_type, cut, elapsed);
-                        return Err($crate::RetryError::cut(reason, decision.attempt(), waited, last, cut));
+            if let Some(failed) = failed.take() {
+                let (error, failure) = match failed {
+                    $crate::retry::future::Failed::Error(error) => {
+                        let failure = parts.classify_error(&error);
+                        (error, failure)
                     }
-                },
-            };
-            parts.limiter.record(failure.kind == $crate::ErrorKind::Throttled);
-            match parts.step(&mut decision, &error, error_type, failure, stopwatch.elapsed($clock)) {
-                Ok(delay) => {
-                    // Even a zero wait goes to the sleeper: on a runtime it yields.
-                    $sleeper.sleep(delay).await;
-                    waited = waited.saturating_add(delay);
+                    $crate::retry::future::Failed::Cut(cut) => match make_error {
+                        Some(make) => (make(cut), $crate::Failure::timeout()),
+                        None => {
+                            parts.limiter.record(false);
+                            let elapsed = stopwatch.elapsed($clock);
+                            let reason = parts.cut(&mut decision, last.as_ref(), error_type, cut, elapsed);
+                            return Err($crate::RetryError::cut(
+                                reason,
+                                decision.attempt(),
+                                waited,
+                                last,
+                                cut,
+                            ));
+                        }
+                    },
+                };
+                parts.limiter.record(failure.kind == $crate::ErrorKind::Throttled);
+                match parts.step(&mut decision, &error, error_type, failure, stopwatch.elapsed($clock)) {
+                    Ok(delay) => {
+                        // Even a zero wait goes to the sleeper: on a runtime it yields.
+                        $sleeper.sleep(delay).await;
+                        waited = waited.saturating_add(delay);
+                    }
+                    Err(reason) => {
+                        return Err($crate::RetryError::new(reason, decision.attempt(), waited, error))
+                    }
                 }
-                Err(reason) => {
-                    return Err($crate::RetryError::new(reason, decision.attempt(), waited, error))
-                }
+                last = Some(error);
             }
             if parts.limiter.is_set() {
                 match parts.limiter.acquire(parts.limits, stopwatch.start(), $sleeper, $clock).await {
                     Ok(wait) => waited = waited.saturating_add(wait),
                     Err((reason, wait)) => {
                         let attempts = decision.attempt().saturating_sub(1);
-                        let elapsed = stopwatch.elapsed($clock);
+                        let elapsed =
+                            stopwatch.start().map_or(core::time::Duration::ZERO, |start| $clock.since(start));
                         let budget = decision.budget().metrics();
-                        parts.unsent(reason, attempts, Some(&error), error_type, elapsed, budget);
+                        parts.unsent(reason, attempts, last.as_ref(), error_type, elapsed, budget);
                         let waited = waited.saturating_add(wait);
-                        return Err($crate::RetryError::unsent(reason, attempts, waited, Some(error)));
+                        return Err($crate::RetryError::unsent(reason, attempts, waited, last));
                     }
                 }
             }
-            last = Some(error);
             let attempt = decision.attempt();
             let elapsed = stopwatch.start().map_or(core::time::Duration::ZERO, |start| $clock.since(start));
             let outcome = match parts.limits.attempt_limit(timeout, elapsed) {
@@ -133,7 +136,7 @@ macro_rules! retry_body {
                     let $done = $crate::Retried { value, attempts: attempt, waited };
                     return Ok($map);
                 }
-                Err(next) => failed = next,
+                Err(next) => failed = Some(next),
             }
         }
     }};

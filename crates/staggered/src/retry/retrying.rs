@@ -252,6 +252,10 @@ where
         K: Clock + ?Sized,
     {
         let hooks = Hooks(&self.policy.notify, &self.hooks);
+        if self.policy.limiter.is_set() {
+            return call_parts!(self.policy, self.classifier, &hooks)
+                .run_blocking_limited(self.op, sleeper, clock);
+        }
         call_parts!(self.policy, self.classifier, &hooks).run_blocking(self.op, sleeper, clock)
     }
 }

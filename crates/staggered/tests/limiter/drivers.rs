@@ -23,7 +23,11 @@ fn throttled_and_empty<K: staggered::sleep::Clock>(limiter: &AdaptiveLimiter<K>,
 }
 
 fn backoff() -> Backoff {
-    Backoff::builder(Strategy::Exponential).with_base(Duration::from_millis(100)).with_max_attempts(3).build().unwrap()
+    Backoff::builder(Strategy::Exponential)
+        .with_base(Duration::from_millis(100))
+        .with_max_attempts(3)
+        .build()
+        .unwrap()
 }
 
 /// An error the classifier below calls throttled (or transient).
@@ -186,7 +190,13 @@ async fn async_attempts_take_tokens_through_the_async_sleeper() {
     // retry's backoff may have let one gather).
     let done = policy
         .run_async_with(
-            |attempt| async move { if attempt == 1 { Err(Slow(true)) } else { Ok(attempt) } },
+            |attempt| async move {
+                if attempt == 1 {
+                    Err(Slow(true))
+                } else {
+                    Ok(attempt)
+                }
+            },
             &TokioSleeper,
             &TokioClock,
         )
