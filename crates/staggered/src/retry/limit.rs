@@ -60,7 +60,7 @@ impl PolicyLimiter {
     /// the wait before asking again, or [`StopReason::Deadline`] if that wait
     /// would end at or after the deadline (`elapsed` after attempt 1 started).
     #[inline]
-    fn admit(&self, limits: &Limits, elapsed: Duration) -> Result<Option<Duration>, StopReason> {
+    pub(crate) fn admit(&self, limits: &Limits, elapsed: Duration) -> Result<Option<Duration>, StopReason> {
         #[cfg(feature = "std")]
         if let Some(limiter) = &self.limiter {
             if let Err(wait) = limiter.try_acquire() {
@@ -77,7 +77,8 @@ impl PolicyLimiter {
         Ok(None)
     }
 
-    fn waited(&self, waited: Duration) {
+    /// Tells the limiter an attempt waited `waited` in all for its token.
+    pub(crate) fn waited(&self, waited: Duration) {
         #[cfg(feature = "std")]
         if let (Some(limiter), false) = (&self.limiter, waited.is_zero()) {
             limiter.record_wait(waited);
