@@ -53,6 +53,12 @@ pub trait RateLimit: Send + Sync {
     fn record_wait(&self, waited: Duration) {
         let _ = waited;
     }
+
+    /// A snapshot of the limiter's state, if it keeps one (an
+    /// [`AdaptiveLimiter`] does).
+    fn metrics(&self) -> Option<LimiterMetrics> {
+        None
+    }
 }
 
 impl<K> RateLimit for AdaptiveLimiter<K>
@@ -72,5 +78,9 @@ where
 
     fn record_wait(&self, waited: Duration) {
         self.count_wait(waited);
+    }
+
+    fn metrics(&self) -> Option<LimiterMetrics> {
+        Some(AdaptiveLimiter::metrics(self))
     }
 }
