@@ -104,7 +104,7 @@ impl<S: Schedule, C, N, B: Budget, T> Parts<'_, S, C, N, B, T> {
                 self.budget.deposit(1, None);
                 Ok(Retried { value, attempts: 1, waited: Duration::ZERO })
             }
-            Err(error) => self.retry_blocking(op, Some(error), start, sleeper, clock),
+            Err(error) => self.retry_blocking(op, error, start, Duration::ZERO, sleeper, clock),
         }
     }
 
@@ -115,7 +115,7 @@ impl<S: Schedule, C, N, B: Budget, T> Parts<'_, S, C, N, B, T> {
     #[inline(never)]
     pub(crate) fn run_blocking_limited<R, E, F, Z, K>(
         self,
-        op: F,
+        mut op: F,
         sleeper: &Z,
         clock: &K,
     ) -> Result<Retried<R>, RetryError<E>>
@@ -129,7 +129,18 @@ impl<S: Schedule, C, N, B: Budget, T> Parts<'_, S, C, N, B, T> {
     {
         let start = self.limits.deadline.map(|_| clock.now());
         self.budget.record_request();
-        self.retry_blocking(op, None, start, sleeper, clock)
+        let waited = match self.limiter.acquire_blocking(self.limits, start, sleeper, clock) {
+            Ok(waited) => waited,
+            Err((reason, waited)) => return Err(self.unsent_blocking(reason, 0, waited, None, start, clock)),
+        };
+        match op(1) {
+            Ok(value) => {
+                self.limiter.record(false);
+                self.budget.deposit(1, None);
+                Ok(Retried { value, attempts: 1, waited })
+            }
+            Err(error) => self.retry_blocking(op, error, start, waited, sleeper, clock),
+        }
     }
 
     /// No token before the deadline for the attempt after `attempts`.
@@ -154,15 +165,15 @@ impl<S: Schedule, C, N, B: Budget, T> Parts<'_, S, C, N, B, T> {
         RetryError::unsent(reason, attempts, waited, previous)
     }
 
-    /// Everything after a failed first attempt (`error`), or, with a rate
-    /// limiter, from the token for attempt 1 on (`None`): out of line so the
-    /// success path stays a call and a branch.
+    /// Everything after a failed first attempt, out of line so the success
+    /// path stays a call and a branch. `waited`: for attempt 1's token.
     #[inline(never)]
     fn retry_blocking<R, E, F, Z, K>(
         self,
         mut op: F,
-        error: Option<E>,
+        mut error: E,
         start: Option<K::Instant>,
+        mut waited: Duration,
         sleeper: &Z,
         clock: &K,
     ) -> Result<Retried<R>, RetryError<E>>
@@ -174,26 +185,6 @@ impl<S: Schedule, C, N, B: Budget, T> Parts<'_, S, C, N, B, T> {
         Z: BlockingSleeper + ?Sized,
         K: Clock + ?Sized,
     {
-        let mut waited = Duration::ZERO;
-        let mut error = match error {
-            Some(error) => error,
-            None => {
-                match self.limiter.acquire_blocking(self.limits, start, sleeper, clock) {
-                    Ok(wait) => waited = wait,
-                    Err((reason, waited)) => {
-                        return Err(self.unsent_blocking(reason, 0, waited, None, start, clock))
-                    }
-                }
-                match op(1) {
-                    Ok(value) => {
-                        self.limiter.record(false);
-                        self.budget.deposit(1, None);
-                        return Ok(Retried { value, attempts: 1, waited });
-                    }
-                    Err(error) => error,
-                }
-            }
-        };
         let error_type = core::any::type_name::<E>();
         let mut stopwatch = self.stopwatch::<E, K>(start, clock);
         let mut decision = self.decision();

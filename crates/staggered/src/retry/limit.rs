@@ -56,6 +56,16 @@ impl PolicyLimiter {
         let _ = throttled;
     }
 
+    /// Takes a token if there is one: the common case, with no clock read.
+    #[inline]
+    fn try_acquire(&self) -> bool {
+        #[cfg(feature = "std")]
+        if let Some(limiter) = &self.limiter {
+            return limiter.try_acquire().is_ok();
+        }
+        true
+    }
+
     /// The one rule: `None` when the token for the next attempt is taken,
     /// the wait before asking again, or [`StopReason::Deadline`] if that wait
     /// would end at or after the deadline (`elapsed` after attempt 1 started).
@@ -90,7 +100,27 @@ impl PolicyLimiter {
     /// Takes the token for the next attempt, sleeping with `sleeper` while
     /// there is none. `Ok` is the time waited. `start` is when attempt 1
     /// started, read whenever there is a deadline.
+    #[inline]
     pub(crate) fn acquire_blocking<Z, K>(
+        &self,
+        limits: &Limits,
+        start: Option<K::Instant>,
+        sleeper: &Z,
+        clock: &K,
+    ) -> Result<Duration, (StopReason, Duration)>
+    where
+        Z: BlockingSleeper + ?Sized,
+        K: Clock + ?Sized,
+    {
+        if self.try_acquire() {
+            return Ok(Duration::ZERO);
+        }
+        self.wait_blocking(limits, start, sleeper, clock)
+    }
+
+    /// The waiting part of [`acquire_blocking`](PolicyLimiter::acquire_blocking).
+    #[inline(never)]
+    fn wait_blocking<Z, K>(
         &self,
         limits: &Limits,
         start: Option<K::Instant>,
@@ -130,6 +160,9 @@ impl PolicyLimiter {
         Z: Sleeper + ?Sized,
         K: Clock + ?Sized,
     {
+        if self.try_acquire() {
+            return Ok(Duration::ZERO);
+        }
         let mut waited = Duration::ZERO;
         loop {
             let elapsed = start.map_or(Duration::ZERO, |start| clock.since(start));
