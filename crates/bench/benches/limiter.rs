@@ -36,7 +36,7 @@ fn callgrind_region(row: &mut Row, attempts: u64) {
 enum Kind {
     Bare,
     Limiter(AdaptiveLimiter),
-    Policy(RetryPolicy<Backoff>),
+    Policy(Box<RetryPolicy<Backoff>>),
 }
 
 struct Row {
@@ -99,16 +99,20 @@ fn rows() -> Vec<Row> {
         Row { name: "bare", base: "bare", kind: Kind::Bare },
         Row { name: "disabled", base: "bare", kind: Kind::Limiter(AdaptiveLimiter::new()) },
         Row { name: "enabled", base: "bare", kind: Kind::Limiter(enabled()) },
-        Row { name: "policy-no-limiter", base: "policy-no-limiter", kind: Kind::Policy(policy.clone()) },
+        Row {
+            name: "policy-no-limiter",
+            base: "policy-no-limiter",
+            kind: Kind::Policy(Box::new(policy.clone())),
+        },
         Row {
             name: "policy-disabled",
             base: "policy-no-limiter",
-            kind: Kind::Policy(policy.clone().with_rate_limiter(AdaptiveLimiter::new())),
+            kind: Kind::Policy(Box::new(policy.clone().with_rate_limiter(AdaptiveLimiter::new()))),
         },
         Row {
             name: "policy-enabled",
             base: "policy-no-limiter",
-            kind: Kind::Policy(policy.with_rate_limiter(enabled())),
+            kind: Kind::Policy(Box::new(policy.with_rate_limiter(enabled()))),
         },
     ]
 }
