@@ -87,6 +87,7 @@ mod plain;
 mod rng;
 mod schedule;
 mod summary;
+mod throttling;
 pub mod units;
 pub mod view;
 
@@ -107,6 +108,10 @@ pub use schedule::{
     MAX_SHOWN_RETRIES, UNLIMITED_SHOWN_RETRIES,
 };
 pub use summary::Summary;
+pub use throttling::{
+    run_throttling, ThrottlingConfig, ThrottlingConfigBuilder, ThrottlingError, ThrottlingPolicy, ThrottlingReport,
+    ThrottlingRow, ThrottlingSeries, MAX_HOP, MAX_THROTTLING_CLIENTS,
+};
 
 /// This crate's README (its registry page): its example compiles and runs.
 #[cfg(doctest)]
