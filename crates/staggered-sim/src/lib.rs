@@ -109,8 +109,8 @@ pub use schedule::{
 };
 pub use summary::Summary;
 pub use throttling::{
-    run_throttling, ThrottlingConfig, ThrottlingConfigBuilder, ThrottlingError, ThrottlingPolicy, ThrottlingReport,
-    ThrottlingRow, ThrottlingSeries, MAX_HOP, MAX_THROTTLING_CLIENTS,
+    run_throttling, ThrottlingConfig, ThrottlingConfigBuilder, ThrottlingError, ThrottlingPolicy,
+    ThrottlingReport, ThrottlingRow, ThrottlingSeries, MAX_HOP, MAX_THROTTLING_CLIENTS,
 };
 
 /// This crate's README (its registry page): its example compiles and runs.

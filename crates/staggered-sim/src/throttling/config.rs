@@ -318,7 +318,10 @@ mod tests {
         assert_eq!((config.duration(), config.seed()), (Duration::from_secs(60), 2015));
         assert_eq!(config.policies(), ThrottlingPolicy::ALL);
         let b = config.backoff();
-        assert_eq!((b.strategy(), b.base(), b.max_delay()), (Strategy::Full, Duration::from_millis(100), Duration::from_secs(1)));
+        assert_eq!(
+            (b.strategy(), b.base(), b.max_delay()),
+            (Strategy::Full, Duration::from_millis(100), Duration::from_secs(1))
+        );
         assert_eq!(b.max_attempts(), Some(3));
         assert_eq!(config.to_builder().build().unwrap(), config);
         assert_eq!(config.buckets(), 60);
@@ -346,7 +349,8 @@ mod tests {
         let err = b().with_limiter(AdaptiveLimiterBuilder::new().with_beta(2.0)).build().unwrap_err();
         let source = std::error::Error::source(&err).unwrap().to_string();
         assert!(source.starts_with("invalid beta"), "{source}");
-        let unbounded = Backoff::builder(Strategy::Full).without_max_attempts().without_deadline().build().unwrap();
+        let unbounded =
+            Backoff::builder(Strategy::Full).without_max_attempts().without_deadline().build().unwrap();
         assert_eq!(b().with_backoff(unbounded).build().unwrap_err(), ThrottlingError::UnboundedBackoff);
     }
 }

@@ -159,7 +159,11 @@ impl ThrottlingConfig {
 }
 
 /// One policy's run, with fresh quotas and limiters.
-fn simulate_policy(config: &ThrottlingConfig, policy: ThrottlingPolicy, progress: &Progress) -> ThrottlingRow {
+fn simulate_policy(
+    config: &ThrottlingConfig,
+    policy: ThrottlingPolicy,
+    progress: &Progress,
+) -> ThrottlingRow {
     let clock = Cell::new(Duration::ZERO);
     let counts = model::simulate(config, policy, &clock, progress);
     ThrottlingRow::new(config, policy, counts)
