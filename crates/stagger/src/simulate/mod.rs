@@ -15,6 +15,7 @@
 mod contention;
 mod overload;
 mod progress;
+mod throttling;
 
 use std::path::PathBuf;
 
@@ -34,6 +35,10 @@ pub enum Scenario {
     /// time out and retry, with no budget or under each of the library's
     /// budgets.
     Overload,
+    /// Clients offer twice what a rate-limited server admits, with no
+    /// retries, retries, the AWS SDKs' standard mode, or their adaptive mode
+    /// (the library's adaptive limiter).
+    Throttling,
 }
 
 impl Scenario {
@@ -42,6 +47,7 @@ impl Scenario {
         match self {
             Scenario::Contention => "contention",
             Scenario::Overload => "overload",
+            Scenario::Throttling => "throttling",
         }
     }
 }
@@ -62,14 +68,14 @@ pub struct SimulateArgs {
 
     /// The backoff base. contention: a positive number of time units, in the
     /// 2015 convention (the exponential family's first ceiling is 2 x base,
-    /// decorrelated's sleep starts at base) [default: 5]. overload: a
-    /// duration, the first retry's ceiling [default: 100ms].
+    /// decorrelated's sleep starts at base) [default: 5]. overload and
+    /// throttling: a duration, the first retry's ceiling [default: 100ms].
     #[arg(long, value_name = "UNITS|DUR", allow_hyphen_values = true)]
     pub base: Option<String>,
 
     /// The backoff cap, at least every strategy's first delay. contention: a
-    /// number of time units [default: 2000]. overload: a duration, the
-    /// max_delay [default: 1s].
+    /// number of time units [default: 2000]. overload and throttling: a
+    /// duration, the max_delay [default: 1s].
     #[arg(long, value_name = "UNITS|DUR", allow_hyphen_values = true)]
     pub cap: Option<String>,
 
@@ -80,6 +86,8 @@ pub struct SimulateArgs {
     /// Also write a chart to FILE.svg. contention: calls and completion time
     /// against the client count, one line per strategy. overload: offered
     /// load, server arrivals and goodput per second, one panel per policy.
+    /// throttling: offered load, attempts sent, the rate limit and goodput
+    /// per second, one panel per policy.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
 
@@ -90,6 +98,10 @@ pub struct SimulateArgs {
     /// `--scenario overload`'s options.
     #[command(flatten)]
     pub overload: overload::Flags,
+
+    /// `--scenario throttling`'s options.
+    #[command(flatten)]
+    pub throttling: throttling::Flags,
 }
 
 /// The flags of a flag group that were given, as typed (`--arrival-rate`):
@@ -118,6 +130,7 @@ pub fn execute(args: &SimulateArgs) -> anyhow::Result<Exit> {
     let report = match args.scenario {
         Scenario::Contention => simulate(contention::configure(args)?),
         Scenario::Overload => simulate(overload::configure(args)?),
+        Scenario::Throttling => simulate(throttling::configure(args)?),
     };
     if let Some(path) = &args.plot {
         // Before stdout, so a reader that stops early (`| head`) still gets it.
@@ -139,12 +152,19 @@ fn simulate<E: Experiment>((experiment, warnings): (E, Vec<String>)) -> view::Re
 }
 
 /// Refuses an option of another scenario than the one chosen: it would be
-/// ignored, and the user would read results they did not ask for.
+/// ignored, and the user would read results they did not ask for. The
+/// throttling scenario reads some flags of the others' groups
+/// ([`throttling::SHARED`]).
 fn check_foreign(args: &SimulateArgs) -> anyhow::Result<()> {
-    let groups =
-        [(Scenario::Contention, args.contention.given()), (Scenario::Overload, args.overload.given())];
+    let groups = [
+        (Scenario::Contention, args.contention.given()),
+        (Scenario::Overload, args.overload.given()),
+        (Scenario::Throttling, args.throttling.given()),
+    ];
+    let shared =
+        |flag: &String| args.scenario == Scenario::Throttling && throttling::SHARED.contains(&flag.as_str());
     for (owner, given) in groups {
-        if let Some(flag) = given.first().filter(|_| owner != args.scenario) {
+        if let Some(flag) = given.iter().find(|flag| !shared(flag)).filter(|_| owner != args.scenario) {
             return Err(anyhow!(
                 "{flag} is an option of --scenario {}; it does not apply to --scenario {}",
                 owner.name(),
@@ -190,5 +210,16 @@ mod tests {
         assert!(message(&["--scenario", "overload", "--runs", "3"])
             .contains("--runs is an option of --scenario contention"));
         assert!(check_foreign(&parse(&["--scenario", "overload", "--base", "1s", "--plot", "a.svg"])).is_ok());
+        assert!(message(&["--scenario", "overload", "--rate-limit", "5"])
+            .contains("--rate-limit is an option of --scenario throttling"));
+        assert!(message(&["--scenario", "throttling", "--timeout", "1s"])
+            .contains("--timeout is an option of --scenario overload"));
+        assert!(message(&["--scenario", "throttling", "--runs", "2"])
+            .contains("--runs is an option of --scenario contention"));
+        let shared =
+            ["--scenario", "throttling", "--clients", "5", "--duration", "9s", "--arrival-rate", "9"];
+        assert!(check_foreign(&parse(&[&shared[..], &["--policies", "retry", "--attempts", "2"]].concat()))
+            .is_ok());
+        assert!(message(&["--clients", "5", "--rate-limit", "5"]).contains("--rate-limit is an option"));
     }
 }

@@ -204,7 +204,8 @@ impl ThrottlingReport {
                         points: vec![(0.0, limit), (end, limit)],
                         color: Color::Reference,
                         markers: false,
-                        dash: Dash::Solid,
+                        // Dashed: the lines of a policy that sends at the limit lie on it.
+                        dash: Dash::Long,
                     },
                     line(OFFERED, &s.offered),
                     line(SENT, &s.sent),
