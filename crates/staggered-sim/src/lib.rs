@@ -46,8 +46,15 @@
 //!   [`OverloadConfig`] (validated, defaults = that story), [`run_overload`]
 //!   (the model, exactly), [`OverloadPolicy`], and [`OverloadReport`] with
 //!   per-second [`OverloadSeries`] for charts.
+//! - **throttling** (the AWS SDKs' adaptive retry mode): clients offer twice
+//!   what a rate-limited server admits. Retries add attempts and no
+//!   goodput; one [`AdaptiveLimiter`](staggered::limiter::AdaptiveLimiter)
+//!   per client settles the fleet at the server's rate, turning throttles
+//!   into waits. [`ThrottlingConfig`] (validated, defaults = that story),
+//!   [`run_throttling`] (the model, exactly), [`ThrottlingPolicy`], and
+//!   [`ThrottlingReport`] with per-second [`ThrottlingSeries`].
 //!
-//! A new scenario is a module beside these two, with the same five parts.
+//! A new scenario is a module beside these, with the same five parts.
 //!
 //! # Schedule reports
 //! [`ScheduleQuery`] and [`ScheduleReport`] report on one schedule as
@@ -63,7 +70,7 @@
 //! abstract time units ([`units`]: one unit is one millisecond of
 //! `Duration`). Every run seeds its generators from its own coordinates
 //! (contention: seed, client count, strategy, run index; overload: seed,
-//! stream, policy, operation), runs are spread over threads with
+//! stream, policy, operation; throttling: seed, client, operation), runs are spread over threads with
 //! `std::thread::scope`, and their results are combined in a fixed order: a
 //! report is bit-identical for the same configuration on any number of
 //! threads.
