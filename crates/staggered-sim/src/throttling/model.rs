@@ -380,3 +380,51 @@ pub(crate) fn simulate(
     }
     run.counts
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_server_admits_a_second_of_tokens_then_its_rate() {
+        let mut server = Server::new(10.0);
+        assert_eq!((0..12).filter(|_| server.admit(0.0)).count(), 10);
+        // One token every 100 ms from then on.
+        assert!(!server.admit(99.0));
+        assert!(server.admit(100.0));
+        assert!(!server.admit(100.0));
+        // Idle for a minute: the bucket holds a second's worth, no more.
+        assert_eq!((0..20).filter(|_| server.admit(60_000.0)).count(), 10);
+        // Below one a second it still holds one token.
+        let mut slow = Server::new(0.5);
+        assert!(slow.admit(0.0) && !slow.admit(1_999.0) && slow.admit(2_000.0));
+    }
+
+    #[test]
+    fn every_operation_ends_or_is_counted_unfinished_with_its_wait() {
+        let config = ThrottlingConfig::builder()
+            .with_clients(3)
+            .with_arrival_rate(90.0)
+            .with_rate_limit(30.0)
+            .with_duration(Duration::from_secs(10))
+            .build()
+            .unwrap();
+        for policy in ThrottlingPolicy::ALL {
+            let c = simulate(&config, policy, &Cell::new(Duration::ZERO), &Progress::default());
+            assert_eq!(c.waits.len() as u64, c.operations, "{policy}");
+            assert_eq!(c.offered.iter().map(|&n| u64::from(n)).sum::<u64>(), c.operations);
+            assert_eq!(c.sent.iter().map(|&n| u64::from(n)).sum::<u64>(), c.attempts);
+            assert!(c.succeeded + c.unfinished <= c.operations);
+            let longest = c.waits.iter().copied().fold(0.0, f64::max);
+            assert!(longest <= 10_000.0, "{policy}: no wait outlasts the run");
+            if policy == ThrottlingPolicy::NoRetry {
+                assert!(c.waits.iter().all(|&w| w == 0.0));
+            }
+            if policy == ThrottlingPolicy::Adaptive {
+                // Two thirds of the load cannot be sent: it queues.
+                assert!(c.unfinished * 2 > c.operations, "{c:?}");
+                assert!(longest > 5_000.0);
+            }
+        }
+    }
+}
