@@ -117,7 +117,7 @@ pub use schedule::{
 pub use summary::Summary;
 pub use throttling::{
     run_throttling, ThrottlingConfig, ThrottlingConfigBuilder, ThrottlingError, ThrottlingPolicy,
-    ThrottlingReport, ThrottlingRow, ThrottlingSeries, MAX_HOP, MAX_THROTTLING_CLIENTS,
+    ThrottlingReport, ThrottlingRow, ThrottlingSeries, MAX_THROTTLING_CLIENTS, MAX_THROTTLING_HOP,
 };
 
 /// This crate's README (its registry page): its example compiles and runs.

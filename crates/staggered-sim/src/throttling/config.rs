@@ -17,7 +17,7 @@ use crate::{plain, MAX_ATTEMPTS, MAX_DURATION, MAX_OPERATIONS};
 pub const MAX_THROTTLING_CLIENTS: u32 = 100_000;
 
 /// The longest network hop.
-pub const MAX_HOP: Duration = Duration::from_secs(10);
+pub const MAX_THROTTLING_HOP: Duration = Duration::from_secs(10);
 
 /// A validated throttling experiment: the server's rate limit, the clients
 /// and their load, and the policies to compare. The model is documented on
@@ -222,7 +222,7 @@ impl ThrottlingConfigBuilder {
         self.config.rate_limit = per_second;
         self
     }
-    /// Sets one network hop; at most [`MAX_HOP`].
+    /// Sets one network hop; at most [`MAX_THROTTLING_HOP`].
     pub fn with_hop(mut self, hop: Duration) -> Self {
         self.config.hop = hop;
         self
@@ -273,7 +273,7 @@ impl ThrottlingConfigBuilder {
         if !(c.rate_limit.is_finite() && c.rate_limit > 0.0) {
             return Err(ThrottlingError::RateLimit(c.rate_limit));
         }
-        if c.hop > MAX_HOP {
+        if c.hop > MAX_THROTTLING_HOP {
             return Err(ThrottlingError::Hop(c.hop));
         }
         if c.policies.is_empty() {

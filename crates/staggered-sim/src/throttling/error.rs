@@ -7,7 +7,7 @@ use std::time::Duration;
 use staggered::config::format_duration as human;
 use staggered::ConfigError;
 
-use super::{ThrottlingPolicy, MAX_HOP, MAX_THROTTLING_CLIENTS};
+use super::{ThrottlingPolicy, MAX_THROTTLING_CLIENTS, MAX_THROTTLING_HOP};
 use crate::{MAX_ATTEMPTS, MAX_DURATION, MAX_OPERATIONS};
 
 /// A throttling experiment could not be configured: which parameter is
@@ -28,7 +28,7 @@ pub enum ThrottlingError {
     /// `rate-limit` (requests per second the server admits) is not a finite
     /// number above 0.
     RateLimit(f64),
-    /// `hop` (one network hop) is above [`MAX_HOP`].
+    /// `hop` (one network hop) is above [`MAX_THROTTLING_HOP`].
     Hop(Duration),
     /// No policy was given.
     NoPolicies,
@@ -63,7 +63,7 @@ impl fmt::Display for ThrottlingError {
             RateLimit(v) => {
                 write!(f, "invalid rate-limit {v}: must be a finite number of requests per second above 0")
             }
-            Hop(d) => write!(f, "invalid hop {}: must be at most {}", human(*d), human(MAX_HOP)),
+            Hop(d) => write!(f, "invalid hop {}: must be at most {}", human(*d), human(MAX_THROTTLING_HOP)),
             NoPolicies => f.write_str("invalid policies: give at least one policy"),
             DuplicatePolicy(p) => write!(f, "invalid policies: {p} is given twice"),
             UnknownPolicy(name) => write!(

@@ -32,7 +32,7 @@ use std::cell::Cell;
 use std::thread;
 use std::time::Duration;
 
-pub use config::{ThrottlingConfig, ThrottlingConfigBuilder, MAX_HOP, MAX_THROTTLING_CLIENTS};
+pub use config::{ThrottlingConfig, ThrottlingConfigBuilder, MAX_THROTTLING_CLIENTS, MAX_THROTTLING_HOP};
 pub use error::ThrottlingError;
 pub use policy::ThrottlingPolicy;
 pub use report::{ThrottlingReport, ThrottlingRow, ThrottlingSeries};
