@@ -295,6 +295,8 @@ mod integrations;
 #[cfg(feature = "std")]
 pub mod limiter;
 mod math;
+#[cfg(feature = "metrics")]
+pub mod metrics;
 mod retry;
 mod rng;
 mod schedule;

@@ -1,0 +1,263 @@
+//! The `metrics` integration's side of the drivers: the keys a policy
+//! records under, built once per policy, and what each event of the retry
+//! loop records (see [`crate::metrics`] for the names). Without the
+//! feature everything here is empty and compiled out.
+
+use crate::budget::Budget;
+use crate::retry::event::{GiveUpEvent, RetryEvent};
+
+/// The metric keys of one policy: static ones when it has no operation
+/// name, its own (with the `staggered.operation` label) when it has one.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Instruments {
+    #[cfg(feature = "metrics")]
+    named: Option<std::sync::Arc<keys::Keys>>,
+}
+
+impl Instruments {
+    /// No operation name: the static keys, nothing built.
+    pub(crate) const DEFAULT: Instruments = Instruments {
+        #[cfg(feature = "metrics")]
+        named: None,
+    };
+}
+
+#[cfg(not(feature = "metrics"))]
+impl Instruments {
+    #[inline(always)]
+    pub(crate) fn first_try_success(&self) {}
+
+    #[inline(always)]
+    pub(crate) fn success_after_retry<B: Budget + ?Sized>(&self, _: &B) {}
+
+    #[inline(always)]
+    pub(crate) fn retry<E>(&self, _: &RetryEvent<'_, E>) {}
+
+    #[inline(always)]
+    pub(crate) fn give_up<E>(&self, _: &GiveUpEvent<'_, E>) {}
+}
+
+#[cfg(feature = "metrics")]
+impl Instruments {
+    /// Keys labelled with the operation's name `name`.
+    pub(crate) fn named(name: metrics::SharedString) -> Self {
+        Instruments { named: Some(std::sync::Arc::new(keys::Keys::named(name))) }
+    }
+
+    /// The operation's name, if it has one.
+    pub(crate) fn name(&self) -> Option<&str> {
+        self.named.as_deref().map(|keys| &*keys.name)
+    }
+
+    #[inline]
+    fn keys(&self) -> &keys::Keys {
+        self.named.as_deref().unwrap_or(&keys::UNNAMED)
+    }
+
+    /// Attempt 1 succeeded: the one thing the success path records, in one
+    /// look-up of the recorder.
+    #[inline]
+    pub(crate) fn first_try_success(&self) {
+        let keys = self.keys();
+        metrics::with_recorder(|recorder| {
+            recorder.register_counter(&keys.operations, &crate::metrics::METADATA).increment(1);
+            recorder.register_counter(&keys.first_try_successes, &crate::metrics::METADATA).increment(1);
+        });
+    }
+
+    /// A later attempt succeeded; `budget` has just been told.
+    #[inline(never)]
+    pub(crate) fn success_after_retry<B: Budget + ?Sized>(&self, budget: &B) {
+        let keys = self.keys();
+        let budget = budget.metrics();
+        metrics::with_recorder(|recorder| {
+            recorder.register_counter(&keys.operations, &crate::metrics::METADATA).increment(1);
+            keys.budget(recorder, budget);
+        });
+    }
+
+    /// A retry was decided.
+    #[inline(never)]
+    pub(crate) fn retry<E>(&self, event: &RetryEvent<'_, E>) {
+        let keys = self.keys();
+        let kind = keys::kind_index(event.failure.kind);
+        metrics::with_recorder(|recorder| {
+            recorder.register_counter(&keys.retries[kind], &crate::metrics::METADATA).increment(1);
+            recorder.register_histogram(&keys.delays[kind], &crate::metrics::METADATA).record(event.delay);
+            keys.budget(recorder, event.budget);
+        });
+    }
+
+    /// The loop gave up.
+    #[inline(never)]
+    pub(crate) fn give_up<E>(&self, event: &GiveUpEvent<'_, E>) {
+        let keys = self.keys();
+        let reason = keys::reason_index(event.reason);
+        metrics::with_recorder(|recorder| {
+            recorder.register_counter(&keys.operations, &crate::metrics::METADATA).increment(1);
+            recorder.register_counter(&keys.give_ups[reason], &crate::metrics::METADATA).increment(1);
+            keys.budget(recorder, event.budget);
+        });
+    }
+}
+
+/// Every key a policy records under, built before any operation runs so
+/// that recording never allocates.
+#[cfg(feature = "metrics")]
+mod keys {
+    use metrics::{Key, Label, SharedString};
+
+    use crate::budget::BudgetMetrics;
+    use crate::classify::ErrorKind;
+    use crate::metrics::{
+        BUDGET_CAPACITY, BUDGET_LEVEL, ERROR_TYPE, FIRST_TRY_SUCCESSES, GIVE_UPS, OPERATION, OPERATIONS,
+        RETRIES, RETRY_DELAY, STOP_REASON,
+    };
+    use crate::StopReason;
+
+    const KINDS: [ErrorKind; 3] = [ErrorKind::Transient, ErrorKind::Throttled, ErrorKind::Permanent];
+    const REASONS: [StopReason; 6] = [
+        StopReason::AttemptsExhausted,
+        StopReason::Permanent,
+        StopReason::Deadline,
+        StopReason::HintTooLong,
+        StopReason::BudgetExhausted,
+        StopReason::Cancelled,
+    ];
+
+    pub(super) const fn kind_index(kind: ErrorKind) -> usize {
+        match kind {
+            ErrorKind::Transient => 0,
+            ErrorKind::Throttled => 1,
+            ErrorKind::Permanent => 2,
+        }
+    }
+
+    pub(super) const fn reason_index(reason: StopReason) -> usize {
+        match reason {
+            StopReason::AttemptsExhausted => 0,
+            StopReason::Permanent => 1,
+            StopReason::Deadline => 2,
+            StopReason::HintTooLong => 3,
+            StopReason::BudgetExhausted => 4,
+            StopReason::Cancelled => 5,
+        }
+    }
+
+    #[derive(Debug)]
+    pub(super) struct Keys {
+        pub(super) name: SharedString,
+        pub(super) operations: Key,
+        pub(super) first_try_successes: Key,
+        pub(super) retries: [Key; 3],
+        pub(super) delays: [Key; 3],
+        pub(super) give_ups: [Key; 6],
+        budget_level: Key,
+        budget_capacity: Key,
+    }
+
+    /// The label of each kind and reason, in the order of the indices.
+    static KIND_LABELS: [[Label; 1]; 3] = [
+        [Label::from_static_parts(ERROR_TYPE, KINDS[0].name())],
+        [Label::from_static_parts(ERROR_TYPE, KINDS[1].name())],
+        [Label::from_static_parts(ERROR_TYPE, KINDS[2].name())],
+    ];
+    static REASON_LABELS: [[Label; 1]; 6] = [
+        [Label::from_static_parts(STOP_REASON, REASONS[0].name())],
+        [Label::from_static_parts(STOP_REASON, REASONS[1].name())],
+        [Label::from_static_parts(STOP_REASON, REASONS[2].name())],
+        [Label::from_static_parts(STOP_REASON, REASONS[3].name())],
+        [Label::from_static_parts(STOP_REASON, REASONS[4].name())],
+        [Label::from_static_parts(STOP_REASON, REASONS[5].name())],
+    ];
+
+    /// The keys of a policy without an operation name: no label but the
+    /// kind or reason, all static.
+    pub(super) static UNNAMED: Keys = Keys {
+        name: SharedString::const_str(""),
+        operations: Key::from_static_name(OPERATIONS),
+        first_try_successes: Key::from_static_name(FIRST_TRY_SUCCESSES),
+        retries: [
+            Key::from_static_parts(RETRIES, &KIND_LABELS[0]),
+            Key::from_static_parts(RETRIES, &KIND_LABELS[1]),
+            Key::from_static_parts(RETRIES, &KIND_LABELS[2]),
+        ],
+        delays: [
+            Key::from_static_parts(RETRY_DELAY, &KIND_LABELS[0]),
+            Key::from_static_parts(RETRY_DELAY, &KIND_LABELS[1]),
+            Key::from_static_parts(RETRY_DELAY, &KIND_LABELS[2]),
+        ],
+        give_ups: [
+            Key::from_static_parts(GIVE_UPS, &REASON_LABELS[0]),
+            Key::from_static_parts(GIVE_UPS, &REASON_LABELS[1]),
+            Key::from_static_parts(GIVE_UPS, &REASON_LABELS[2]),
+            Key::from_static_parts(GIVE_UPS, &REASON_LABELS[3]),
+            Key::from_static_parts(GIVE_UPS, &REASON_LABELS[4]),
+            Key::from_static_parts(GIVE_UPS, &REASON_LABELS[5]),
+        ],
+        budget_level: Key::from_static_name(BUDGET_LEVEL),
+        budget_capacity: Key::from_static_name(BUDGET_CAPACITY),
+    };
+
+    impl Keys {
+        /// The keys of a policy named `name`: every key carries it.
+        pub(super) fn named(name: SharedString) -> Keys {
+            let operation = Label::new(OPERATION, name.clone());
+            let key = |metric: &'static str, extra: Option<&Label>| {
+                let labels: Vec<Label> = extra.into_iter().cloned().chain([operation.clone()]).collect();
+                Key::from_parts(metric, labels)
+            };
+            Keys {
+                operations: key(OPERATIONS, None),
+                first_try_successes: key(FIRST_TRY_SUCCESSES, None),
+                retries: KIND_LABELS.each_ref().map(|[label]| key(RETRIES, Some(label))),
+                delays: KIND_LABELS.each_ref().map(|[label]| key(RETRY_DELAY, Some(label))),
+                give_ups: REASON_LABELS.each_ref().map(|[label]| key(GIVE_UPS, Some(label))),
+                budget_level: key(BUDGET_LEVEL, None),
+                budget_capacity: key(BUDGET_CAPACITY, None),
+                name,
+            }
+        }
+
+        /// The budget gauges, if there is a budget.
+        pub(super) fn budget(&self, recorder: &dyn metrics::Recorder, budget: Option<BudgetMetrics>) {
+            if let Some(budget) = budget {
+                crate::metrics::set_budget(recorder, &budget, &self.budget_level, || {
+                    self.budget_capacity.clone()
+                });
+            }
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn the_indices_match_the_label_tables() {
+            for (i, kind) in KINDS.into_iter().enumerate() {
+                assert_eq!(kind_index(kind), i);
+                assert_eq!(UNNAMED.retries[i].labels().next().unwrap().value(), kind.name());
+            }
+            for (i, reason) in REASONS.into_iter().enumerate() {
+                assert_eq!(reason_index(reason), i);
+                assert_eq!(UNNAMED.give_ups[i].labels().next().unwrap().value(), reason.name());
+            }
+        }
+
+        #[test]
+        fn a_named_policy_labels_every_key_with_its_name() {
+            let keys = Keys::named("fetch".into());
+            let all =
+                [&keys.operations, &keys.first_try_successes, &keys.budget_level, &keys.budget_capacity]
+                    .into_iter()
+                    .chain(&keys.retries)
+                    .chain(&keys.delays)
+                    .chain(&keys.give_ups);
+            for key in all {
+                assert!(key.labels().any(|l| l.key() == OPERATION && l.value() == "fetch"), "{key:?}");
+            }
+            assert_eq!(keys.give_ups[1].labels().next().unwrap().value(), "permanent");
+        }
+    }
+}
