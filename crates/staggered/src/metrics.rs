@@ -1,8 +1,11 @@
 //! Retry metrics through the [`metrics`](https://docs.rs/metrics) facade
 //! (feature `metrics`): install any exporter (Prometheus, OpenTelemetry,
-//! statsd, ...) and every driver (blocking, async, tower, reqwest, tonic)
-//! counts its operations, retries and give-ups, from the same step that
-//! tells the hooks and `tracing`.
+//! statsd, ...), build the policy
+//! [`with_metrics`](crate::RetryPolicy::with_metrics) or
+//! [`with_operation_name`](crate::RetryPolicy::with_operation_name), and
+//! every driver (blocking, async, tower, reqwest, tonic) counts its
+//! operations, retries and give-ups, from the same step that tells the
+//! hooks and `tracing`.
 //!
 //! Names follow the OpenTelemetry naming rules (dotted, lowercase, a
 //! namespace per library, units in UCUM); the error's class is the
@@ -44,9 +47,13 @@
 //!   counted.
 //!
 //! # Cost
-//! Without a recorder installed, a first-try success costs one look-up of
-//! the recorder (a thread-local and an atomic load) and two no-op counters;
-//! nothing allocates. With the feature off, nothing is compiled in.
+//! A policy records only if it asks: the feature alone (which another
+//! crate in the build may turn on) costs the other policies one branch. A
+//! recording policy's first-try success costs one look-up of the recorder
+//! (a thread-local and an atomic load) and two counters, recorder or not:
+//! about 10 ns on the project's benchmark machine, next to nothing for a
+//! call that does I/O. Nothing allocates. With the feature off, nothing is
+//! compiled in.
 //!
 //! ```
 //! use metrics_util::debugging::DebuggingRecorder;

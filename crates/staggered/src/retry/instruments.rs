@@ -6,19 +6,31 @@
 use crate::budget::Budget;
 use crate::retry::event::{GiveUpEvent, RetryEvent};
 
-/// The metric keys of one policy: static ones when it has no operation
-/// name, its own (with the `staggered.operation` label) when it has one.
+/// Whether a policy records metrics, and under which keys: static ones
+/// when it has no operation name, its own (with the `staggered.operation`
+/// label) when it has one. Off unless the policy asks, so that enabling the
+/// feature (perhaps through another crate) costs the policies that did not
+/// ask nothing.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Instruments {
     #[cfg(feature = "metrics")]
-    named: Option<std::sync::Arc<keys::Keys>>,
+    keys: Keyed,
+}
+
+#[cfg(feature = "metrics")]
+#[derive(Debug, Clone, Default)]
+enum Keyed {
+    #[default]
+    Off,
+    Unnamed,
+    Named(std::sync::Arc<keys::Keys>),
 }
 
 impl Instruments {
-    /// No operation name: the static keys, nothing built.
+    /// Records nothing.
     pub(crate) const DEFAULT: Instruments = Instruments {
         #[cfg(feature = "metrics")]
-        named: None,
+        keys: Keyed::Off,
     };
 }
 
@@ -39,26 +51,42 @@ impl Instruments {
 
 #[cfg(feature = "metrics")]
 impl Instruments {
-    /// Keys labelled with the operation's name `name`.
+    /// Records, without an operation name.
+    pub(crate) const UNNAMED: Instruments = Instruments { keys: Keyed::Unnamed };
+
+    /// Records, under keys labelled with the operation's name `name`.
     pub(crate) fn named(name: metrics::SharedString) -> Self {
-        Instruments { named: Some(std::sync::Arc::new(keys::Keys::named(name))) }
+        Instruments { keys: Keyed::Named(std::sync::Arc::new(keys::Keys::named(name))) }
+    }
+
+    /// Whether the policy records metrics.
+    pub(crate) const fn is_on(&self) -> bool {
+        !matches!(self.keys, Keyed::Off)
     }
 
     /// The operation's name, if it has one.
     pub(crate) fn name(&self) -> Option<&str> {
-        self.named.as_deref().map(|keys| &*keys.name)
+        match &self.keys {
+            Keyed::Named(keys) => Some(&keys.name),
+            _ => None,
+        }
     }
 
+    /// The keys, if the policy records.
     #[inline]
-    fn keys(&self) -> &keys::Keys {
-        self.named.as_deref().unwrap_or(&keys::UNNAMED)
+    fn keys(&self) -> Option<&keys::Keys> {
+        match &self.keys {
+            Keyed::Off => None,
+            Keyed::Unnamed => Some(&keys::UNNAMED),
+            Keyed::Named(keys) => Some(keys),
+        }
     }
 
     /// Attempt 1 succeeded: the one thing the success path records, in one
     /// look-up of the recorder.
     #[inline]
     pub(crate) fn first_try_success(&self) {
-        let keys = self.keys();
+        let Some(keys) = self.keys() else { return };
         metrics::with_recorder(|recorder| {
             recorder.register_counter(&keys.operations, &crate::metrics::METADATA).increment(1);
             recorder.register_counter(&keys.first_try_successes, &crate::metrics::METADATA).increment(1);
@@ -68,7 +96,7 @@ impl Instruments {
     /// A later attempt succeeded; `budget` has just been told.
     #[inline(never)]
     pub(crate) fn success_after_retry<B: Budget + ?Sized>(&self, budget: &B) {
-        let keys = self.keys();
+        let Some(keys) = self.keys() else { return };
         let budget = budget.metrics();
         metrics::with_recorder(|recorder| {
             recorder.register_counter(&keys.operations, &crate::metrics::METADATA).increment(1);
@@ -79,7 +107,7 @@ impl Instruments {
     /// A retry was decided.
     #[inline(never)]
     pub(crate) fn retry<E>(&self, event: &RetryEvent<'_, E>) {
-        let keys = self.keys();
+        let Some(keys) = self.keys() else { return };
         let kind = keys::kind_index(event.failure.kind);
         metrics::with_recorder(|recorder| {
             recorder.register_counter(&keys.retries[kind], &crate::metrics::METADATA).increment(1);
@@ -91,7 +119,7 @@ impl Instruments {
     /// The loop gave up.
     #[inline(never)]
     pub(crate) fn give_up<E>(&self, event: &GiveUpEvent<'_, E>) {
-        let keys = self.keys();
+        let Some(keys) = self.keys() else { return };
         let reason = keys::reason_index(event.reason);
         metrics::with_recorder(|recorder| {
             recorder.register_counter(&keys.operations, &crate::metrics::METADATA).increment(1);

@@ -65,7 +65,7 @@ pub const SERVICE_MAX_HINT: Duration = Duration::from_secs(60);
 /// | `max_hint` | see the table below | [`with_max_hint`](RetryPolicy::with_max_hint) |
 /// | hint jitter, hint policy | 0.1, [`HintPolicy::AtLeast`](crate::HintPolicy) | [`with_hint_jitter`](RetryPolicy::with_hint_jitter), [`with_hint_policy`](RetryPolicy::with_hint_policy) |
 /// | `tracing` level of a give-up | `WARN` (`DEBUG` for a permanent failure on attempt 1) | `with_give_up_level` (feature `tracing`) |
-/// | operation name (a `metrics` label) | none | `with_operation_name` (feature `metrics`) |
+/// | `metrics` | none recorded | `with_metrics`, `with_operation_name` (feature `metrics`) |
 ///
 /// `max_hint`, the longest server hint (`Retry-After` and friends) to
 /// honour, unless set:
@@ -301,13 +301,32 @@ impl<S, C, N, B, T> RetryPolicy<S, C, N, B, T> {
         self
     }
 
-    /// Names the operations this policy runs: its `metrics` carry the
-    /// label `staggered.operation` with `name` (see [`crate::metrics`]), so
-    /// the numbers of policies with different names stay apart.
+    /// Records the `metrics` of this policy's operations (see
+    /// [`crate::metrics`]): every driver counts them from then on. A policy
+    /// records nothing unless it asks, here or with
+    /// [`with_operation_name`](RetryPolicy::with_operation_name).
+    #[cfg(feature = "metrics")]
+    pub fn with_metrics(mut self) -> Self {
+        if !self.instruments.is_on() {
+            self.instruments = Instruments::UNNAMED;
+        }
+        self
+    }
+
+    /// Records the `metrics` of this policy's operations, as
+    /// [`with_metrics`](RetryPolicy::with_metrics) does, labelled
+    /// `staggered.operation` = `name`, so the numbers of policies with
+    /// different names stay apart.
     #[cfg(feature = "metrics")]
     pub fn with_operation_name(mut self, name: impl Into<metrics::SharedString>) -> Self {
         self.instruments = Instruments::named(name.into());
         self
+    }
+
+    /// Whether the policy records `metrics`.
+    #[cfg(feature = "metrics")]
+    pub fn records_metrics(&self) -> bool {
+        self.instruments.is_on()
     }
 
     /// The operation name set by

@@ -385,7 +385,7 @@ async fn the_tower_layer_counts_its_operations_and_retries() {
     let server =
         Server::start(|hit, _| if hit <= 2 || hit >= 5 { Reply::status(503) } else { Reply::ok() }).await;
     let sleeper = RecordingSleeper::new();
-    let mut service = http_stack!(RetryPolicy::new(backoff(3)), sleeper);
+    let mut service = http_stack!(RetryPolicy::new(backoff(3)).with_metrics(), sleeper);
     let recorder = metrics_util::debugging::DebuggingRecorder::new();
     let snapshotter = recorder.snapshotter();
     {

@@ -180,7 +180,7 @@ fn the_counters_and_the_histogram_match_the_attempts_of_the_blocking_driver() {
 #[test]
 fn an_unnamed_policy_records_without_the_operation_label() {
     let (policy, bucket) = policy();
-    let policy = policy.with_budget(bucket.clone());
+    let policy = policy.with_budget(bucket.clone()).with_metrics();
     assert_eq!(policy.operation_name(), None);
     let sleeper = RecordingSleeper::new();
     let mut outcomes = Vec::new();
@@ -214,7 +214,7 @@ async fn the_counters_and_the_histogram_match_the_attempts_of_the_async_driver()
 
 #[test]
 fn a_budget_without_a_capacity_sets_no_capacity_gauge() {
-    let policy = RetryPolicy::new(exponential(2)).with_budget(RatioBudget::new());
+    let policy = RetryPolicy::new(exponential(2)).with_budget(RatioBudget::new()).with_metrics();
     let sleeper = RecordingSleeper::new();
     let recorded = Recorded::during(|| {
         let _ = policy.run_with(|_| Err::<(), _>("reset"), &sleeper, &sleeper.clock());
@@ -228,8 +228,11 @@ fn a_budget_without_a_capacity_sets_no_capacity_gauge() {
 fn without_a_budget_no_budget_gauge_is_set() {
     let sleeper = RecordingSleeper::new();
     let recorded = Recorded::during(|| {
-        let _ =
-            RetryPolicy::new(exponential(2)).run_with(|_| Err::<(), _>("reset"), &sleeper, &sleeper.clock());
+        let _ = RetryPolicy::new(exponential(2)).with_metrics().run_with(
+            |_| Err::<(), _>("reset"),
+            &sleeper,
+            &sleeper.clock(),
+        );
     });
     assert_eq!(recorded.counter(GIVE_UPS, &[(STOP_REASON, "attempts_exhausted")]), 1);
     assert_eq!(recorded.series(BUDGET_LEVEL), 0);
@@ -274,11 +277,31 @@ fn describe_gives_every_metric_a_unit_or_a_description() {
     metrics::with_local_recorder(&recorder, || {
         staggered::metrics::describe();
         let sleeper = RecordingSleeper::new();
-        let _ =
-            RetryPolicy::new(exponential(2)).run_with(|_| Err::<(), _>("reset"), &sleeper, &sleeper.clock());
+        let _ = RetryPolicy::new(exponential(2)).with_metrics().run_with(
+            |_| Err::<(), _>("reset"),
+            &sleeper,
+            &sleeper.clock(),
+        );
     });
     let described = snapshotter.snapshot().into_vec();
     let delay = described.iter().find(|(key, ..)| key.key().name() == RETRY_DELAY).unwrap();
     assert_eq!(delay.1, Some(metrics::Unit::Seconds));
     assert!(described.iter().all(|(_, _, help, _)| help.is_some()), "{described:?}");
+}
+
+#[test]
+fn a_policy_that_does_not_ask_records_nothing() {
+    let policy = RetryPolicy::new(exponential(3));
+    assert!(!policy.records_metrics());
+    assert!(policy.clone().with_metrics().records_metrics());
+    let sleeper = RecordingSleeper::new();
+    let recorded = Recorded::during(|| {
+        let _ = policy.run_with(
+            |attempt| if attempt < 2 { Err("reset") } else { Ok(()) },
+            &sleeper,
+            &sleeper.clock(),
+        );
+        let _ = policy.run_with(|_| Ok::<_, &str>(()), &sleeper, &sleeper.clock());
+    });
+    assert!(recorded.0.is_empty(), "the feature alone records nothing");
 }
