@@ -94,38 +94,27 @@ impl Instruments {
     }
 
     /// A later attempt succeeded; `budget` has just been told.
-    #[inline(never)]
+    #[inline]
     pub(crate) fn success_after_retry<B: Budget + ?Sized>(&self, budget: &B) {
-        let Some(keys) = self.keys() else { return };
-        let budget = budget.metrics();
-        metrics::with_recorder(|recorder| {
-            recorder.register_counter(&keys.operations, &crate::metrics::METADATA).increment(1);
-            keys.budget(recorder, budget);
-        });
+        if let Some(keys) = self.keys() {
+            keys.success_after_retry(budget.metrics());
+        }
     }
 
     /// A retry was decided.
-    #[inline(never)]
+    #[inline]
     pub(crate) fn retry<E>(&self, event: &RetryEvent<'_, E>) {
-        let Some(keys) = self.keys() else { return };
-        let kind = keys::kind_index(event.failure.kind);
-        metrics::with_recorder(|recorder| {
-            recorder.register_counter(&keys.retries[kind], &crate::metrics::METADATA).increment(1);
-            recorder.register_histogram(&keys.delays[kind], &crate::metrics::METADATA).record(event.delay);
-            keys.budget(recorder, event.budget);
-        });
+        if let Some(keys) = self.keys() {
+            keys.retry(event.failure.kind, event.delay, event.budget);
+        }
     }
 
     /// The loop gave up.
-    #[inline(never)]
+    #[inline]
     pub(crate) fn give_up<E>(&self, event: &GiveUpEvent<'_, E>) {
-        let Some(keys) = self.keys() else { return };
-        let reason = keys::reason_index(event.reason);
-        metrics::with_recorder(|recorder| {
-            recorder.register_counter(&keys.operations, &crate::metrics::METADATA).increment(1);
-            recorder.register_counter(&keys.give_ups[reason], &crate::metrics::METADATA).increment(1);
-            keys.budget(recorder, event.budget);
-        });
+        if let Some(keys) = self.keys() {
+            keys.give_up(event.reason, event.budget);
+        }
     }
 }
 
@@ -133,13 +122,15 @@ impl Instruments {
 /// that recording never allocates.
 #[cfg(feature = "metrics")]
 mod keys {
+    use core::time::Duration;
+
     use metrics::{Key, Label, SharedString};
 
     use crate::budget::BudgetMetrics;
     use crate::classify::ErrorKind;
     use crate::metrics::{
-        BUDGET_CAPACITY, BUDGET_LEVEL, ERROR_TYPE, FIRST_TRY_SUCCESSES, GIVE_UPS, OPERATION, OPERATIONS,
-        RETRIES, RETRY_DELAY, STOP_REASON,
+        BUDGET_CAPACITY, BUDGET_LEVEL, ERROR_TYPE, FIRST_TRY_SUCCESSES, GIVE_UPS, METADATA, OPERATION,
+        OPERATIONS, RETRIES, RETRY_DELAY, STOP_REASON,
     };
     use crate::StopReason;
 
@@ -247,8 +238,39 @@ mod keys {
             }
         }
 
+        /// A later attempt succeeded; `budget` is the budget's state after it.
+        #[inline(never)]
+        pub(super) fn success_after_retry(&self, budget: Option<BudgetMetrics>) {
+            metrics::with_recorder(|recorder| {
+                recorder.register_counter(&self.operations, &METADATA).increment(1);
+                self.budget(recorder, budget);
+            });
+        }
+
+        /// A retry after a failure of `kind`, waiting `delay`.
+        #[inline(never)]
+        pub(super) fn retry(&self, kind: ErrorKind, delay: Duration, budget: Option<BudgetMetrics>) {
+            let kind = kind_index(kind);
+            metrics::with_recorder(|recorder| {
+                recorder.register_counter(&self.retries[kind], &METADATA).increment(1);
+                recorder.register_histogram(&self.delays[kind], &METADATA).record(delay);
+                self.budget(recorder, budget);
+            });
+        }
+
+        /// A give-up for `reason`.
+        #[inline(never)]
+        pub(super) fn give_up(&self, reason: StopReason, budget: Option<BudgetMetrics>) {
+            let reason = reason_index(reason);
+            metrics::with_recorder(|recorder| {
+                recorder.register_counter(&self.operations, &METADATA).increment(1);
+                recorder.register_counter(&self.give_ups[reason], &METADATA).increment(1);
+                self.budget(recorder, budget);
+            });
+        }
+
         /// The budget gauges, if there is a budget.
-        pub(super) fn budget(&self, recorder: &dyn metrics::Recorder, budget: Option<BudgetMetrics>) {
+        fn budget(&self, recorder: &dyn metrics::Recorder, budget: Option<BudgetMetrics>) {
             if let Some(budget) = budget {
                 crate::metrics::set_budget(recorder, &budget, &self.budget_level, || {
                     self.budget_capacity.clone()
