@@ -298,7 +298,11 @@ impl FrontierConfigBuilder {
         }
         let one = [0.0];
         let pick = |read: bool, values: &'_ [f64]| -> Vec<f64> {
-            if read { values.to_vec() } else { one.to_vec() }
+            if read {
+                values.to_vec()
+            } else {
+                one.to_vec()
+            }
         };
         let count: usize = self
             .families

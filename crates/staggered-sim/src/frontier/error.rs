@@ -77,7 +77,9 @@ impl fmt::Display for FrontierError {
                 write!(f, "invalid {parameter}: {} is given twice", number(*value))
             }
             Scale(v) => write!(f, "invalid scale {}: must be a positive number", number(*v)),
-            Multiplier(v) => write!(f, "invalid multiplier {}: must be a finite number, at least 1", number(*v)),
+            Multiplier(v) => {
+                write!(f, "invalid multiplier {}: must be a finite number, at least 1", number(*v))
+            }
             Floor(v) => write!(f, "invalid floor {}: must be between 0 and 1", number(*v)),
             Margin(v) => write!(f, "invalid margin {}: must be a finite fraction, at least 0", number(*v)),
             Cap(v) => write!(f, "invalid cap {}: too large for a duration", number(*v)),

@@ -238,7 +238,12 @@ mod tests {
             let drawn: Vec<f64> = backoff.delays_seeded(seed).take(20).map(to_units).collect();
             for (r, d) in drawn.iter().enumerate() {
                 let x = (30.0 * 1.5_f64.powi(r as i32)).min(2000.0);
-                assert!(*d >= 0.2 * x * (1.0 - 1e-9) && *d <= x * (1.0 + 1e-9), "retry {}: {d} outside [{}, {x}]", r + 1, 0.2 * x);
+                assert!(
+                    *d >= 0.2 * x * (1.0 - 1e-9) && *d <= x * (1.0 + 1e-9),
+                    "retry {}: {d} outside [{}, {x}]",
+                    r + 1,
+                    0.2 * x
+                );
                 saw_floor_region |= *d < 0.25 * x;
             }
         }
@@ -255,7 +260,10 @@ mod tests {
 
     #[test]
     fn names_show_what_the_family_varies() {
-        assert_eq!(Candidate::new(Family::Floored, 4.5, 1.5, 0.1).name(), "floored(scale 4.5, multiplier 1.5, floor 0.1)");
+        assert_eq!(
+            Candidate::new(Family::Floored, 4.5, 1.5, 0.1).name(),
+            "floored(scale 4.5, multiplier 1.5, floor 0.1)"
+        );
         assert_eq!(Candidate::new(Family::Smooth, 2.0, 1.5, 0.1).name(), "smooth(scale 2)");
         assert_eq!(Candidate::new(Family::Full, 1.0, 1.75, 0.3).floor, None);
         for family in Family::ALL {
@@ -273,7 +281,10 @@ mod tests {
         assert_eq!(bad(Candidate::new(Family::Full, 0.0, 2.0, 0.0)), FrontierError::Scale(0.0));
         assert_eq!(bad(Candidate::new(Family::Full, 1.0, 0.5, 0.0)), FrontierError::Multiplier(0.5));
         assert_eq!(bad(Candidate::new(Family::Floored, 1.0, 2.0, 1.5)), FrontierError::Floor(1.5));
-        assert!(matches!(bad(Candidate::new(Family::Full, 300.0, 2.0, 0.0)), FrontierError::FirstDelay { .. }));
+        assert!(matches!(
+            bad(Candidate::new(Family::Full, 300.0, 2.0, 0.0)),
+            FrontierError::FirstDelay { .. }
+        ));
         // Decorrelated starts at s * b, the others at 2 s b.
         assert!(Candidate::new(Family::Decorrelated, 300.0, 2.0, 0.0).backoff(5.0, 2000.0).is_ok());
         // Parameters a family does not read are not checked.

@@ -191,7 +191,8 @@ mod tests {
         let config = small();
         let mut reports = Vec::new();
         for threads in [1, 2] {
-            let config = config.to_builder().with_threads(NonZeroUsize::new(threads).unwrap()).build().unwrap();
+            let config =
+                config.to_builder().with_threads(NonZeroUsize::new(threads).unwrap()).build().unwrap();
             let progress = Progress::default();
             reports.push(config.run_with_progress(&progress));
             assert_eq!(progress.done(), config.work().total);

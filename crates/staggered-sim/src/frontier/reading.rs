@@ -49,7 +49,9 @@ impl FrontierReport {
         let closest = standings
             .iter()
             .filter(|s| s.excess().is_some())
-            .min_by(|a, b| a.excess().unwrap_or(f64::INFINITY).total_cmp(&b.excess().unwrap_or(f64::INFINITY)))
+            .min_by(|a, b| {
+                a.excess().unwrap_or(f64::INFINITY).total_cmp(&b.excess().unwrap_or(f64::INFINITY))
+            })
             .cloned();
         FrontierReading {
             dominant: standings.iter().filter(|s| s.dominates == Some(true)).cloned().collect(),
@@ -78,8 +80,8 @@ impl FrontierReport {
                 points.collect::<Vec<_>>().join("; ")
             ));
         }
-        let mut marks = "front: * marks a point that no other point of its client count beats on both means."
-            .to_owned();
+        let mut marks =
+            "front: * marks a point that no other point of its client count beats on both means.".to_owned();
         if self.config().has_target() {
             let margin = percent(self.config().margin());
             marks.push_str(&format!(
@@ -169,10 +171,16 @@ mod tests {
         // With a margin wide enough, every candidate reaches it.
         let wide = run_frontier(&config.to_builder().with_margin(10.0).build().unwrap()).reading();
         assert_eq!(wide.dominant.len(), 2);
-        assert!(wide.to_string().starts_with("2 of the 2 candidates reached the target, mean calls at most full's + 1000%"), "{wide}");
+        assert!(
+            wide.to_string()
+                .starts_with("2 of the 2 candidates reached the target, mean calls at most full's + 1000%"),
+            "{wide}"
+        );
         let paragraphs = report.paragraphs();
         assert_eq!(paragraphs.len(), 1 + 2 + 1);
-        assert!(paragraphs[1].starts_with("N = 10: on the front, from the fewest calls to the soonest finish: "));
+        assert!(
+            paragraphs[1].starts_with("N = 10: on the front, from the fewest calls to the soonest finish: ")
+        );
     }
 
     #[test]

@@ -104,7 +104,11 @@ pub struct FrontierReport {
 impl FrontierReport {
     /// A report from the references' rows (the contention experiment's) and
     /// the candidates' (calls, time) summaries, client counts major.
-    pub(super) fn new(config: FrontierConfig, references: &[ContentionRow], candidates: &[(Summary, Summary)]) -> Self {
+    pub(super) fn new(
+        config: FrontierConfig,
+        references: &[ContentionRow],
+        candidates: &[(Summary, Summary)],
+    ) -> Self {
         let count = config.candidates().len();
         let mut rows = Vec::with_capacity(references.len() + candidates.len());
         for (i, &clients) in config.clients().iter().enumerate() {
@@ -201,7 +205,10 @@ fn place(rows: &mut [FrontierRow], margin: f64) {
     for row in rows.iter_mut() {
         row.calls_vs_full = full.map(|full| row.calls.mean / full.calls.mean);
         row.time_vs_decorrelated = decorrelated.map(|d| row.time.mean / d.time.mean);
-        row.on_target = row.calls_vs_full.zip(row.time_vs_decorrelated).map(|(c, t)| c <= 1.0 + margin && t <= 1.0 + margin);
+        row.on_target = row
+            .calls_vs_full
+            .zip(row.time_vs_decorrelated)
+            .map(|(c, t)| c <= 1.0 + margin && t <= 1.0 + margin);
     }
     for i in front(rows) {
         rows[i].front = true;
@@ -223,7 +230,8 @@ fn front(rows: &[FrontierRow]) -> Vec<usize> {
     let mut start = 0;
     while start < order.len() {
         let calls = key(&order[start]).0;
-        let end = start + order[start..].iter().take_while(|i| key(i).0.total_cmp(&calls) == Ordering::Equal).count();
+        let end = start
+            + order[start..].iter().take_while(|i| key(i).0.total_cmp(&calls) == Ordering::Equal).count();
         let least = key(&order[start]).1;
         on.extend(order[start..end].iter().filter(|i| key(i).1 == least && least < best_fewer));
         best_fewer = best_fewer.min(least);

@@ -8,8 +8,8 @@ use staggered::{Backoff, Strategy};
 use super::reading::change;
 use super::{Entry, FrontierReport, FrontierRow};
 use crate::view::{
-    self, list, number, percent, Axis, Band, BandBox, Chart, Color, Dash, Layout, Line, Panel, Point, Scatter,
-    Table, Value,
+    self, list, number, percent, Axis, Band, BandBox, Chart, Color, Dash, Layout, Line, Panel, Point,
+    Scatter, Table, Value,
 };
 use crate::Present;
 
@@ -108,7 +108,9 @@ impl FrontierReport {
     /// The frontier's parameters, above the tables.
     fn parameters(&self) -> Vec<(String, String)> {
         let c = self.config();
-        let values = |values: &[f64]| list(values.iter().map(|v| number(*v)).collect::<Vec<_>>().iter().map(String::as_str));
+        let values = |values: &[f64]| {
+            list(values.iter().map(|v| number(*v)).collect::<Vec<_>>().iter().map(String::as_str))
+        };
         let families: Vec<&str> = c.families().iter().map(|f| f.name()).collect();
         let mut swept = vec![format!("scales {}", values(c.scales()))];
         if c.families().iter().any(|f| f.reads_multiplier()) {
@@ -197,8 +199,15 @@ impl FrontierReport {
     /// Each candidate over every client count, closest to the target first.
     fn standings_table(&self) -> Table {
         let title = "Each candidate at its worst client count, closest to the target first".to_owned();
-        let columns =
-            ["candidate", "calls vs full", "at N", "time vs decorrelated", "at N", "on the front at N", "target"];
+        let columns = [
+            "candidate",
+            "calls vs full",
+            "at N",
+            "time vs decorrelated",
+            "at N",
+            "on the front at N",
+            "target",
+        ];
         let mut table = Table::new(Some(title), columns);
         let mut standings = self.standings();
         standings.sort_by(|a, b| {
@@ -206,12 +215,21 @@ impl FrontierReport {
         });
         let dash = || Value::from("-");
         for s in standings {
-            let (calls, at_calls) = s.calls_vs_full.map_or((dash(), dash()), |(r, n)| (change(r).into(), n.into()));
+            let (calls, at_calls) =
+                s.calls_vs_full.map_or((dash(), dash()), |(r, n)| (change(r).into(), n.into()));
             let (time, at_time) =
                 s.time_vs_decorrelated.map_or((dash(), dash()), |(r, n)| (change(r).into(), n.into()));
             let fronts: Vec<String> = s.fronts.iter().map(u32::to_string).collect();
             let target = s.dominates.map_or(dash(), |all| if all { "every N" } else { "no" }.into());
-            table.push([s.candidate.name().into(), calls, at_calls, time, at_time, fronts.join(" ").into(), target]);
+            table.push([
+                s.candidate.name().into(),
+                calls,
+                at_calls,
+                time,
+                at_time,
+                fronts.join(" ").into(),
+                target,
+            ]);
         }
         table
     }
@@ -223,12 +241,18 @@ impl FrontierReport {
         let families = self.config().families();
         let panels = self.config().clients().iter().map(|&clients| {
             let rows: Vec<&FrontierRow> = self.rows_for(clients).collect();
-            let point = |row: &FrontierRow, label: Option<String>| Point { x: row.time.mean, y: row.calls.mean, label };
+            let point = |row: &FrontierRow, label: Option<String>| Point {
+                x: row.time.mean,
+                y: row.calls.mean,
+                label,
+            };
             let mut scatters: Vec<Scatter> = families
                 .iter()
                 .enumerate()
                 .map(|(i, &family)| {
-                    let members = rows.iter().filter(|row| matches!(row.entry, Entry::Candidate(c) if c.family == family));
+                    let members = rows
+                        .iter()
+                        .filter(|row| matches!(row.entry, Entry::Candidate(c) if c.family == family));
                     let mut parameters = vec!["scale"];
                     parameters.extend(family.reads_multiplier().then_some("multiplier"));
                     parameters.extend(family.reads_floor().then_some("floor"));
@@ -260,11 +284,16 @@ impl FrontierReport {
             let (x, y) = (padded(xs, 0.15), padded(ys, 0.05));
             let mut bands = Vec::new();
             let reference = |strategy| self.reference(clients, strategy);
-            if let (Some(full), Some(decorrelated)) = (reference(Strategy::Full), reference(Strategy::Decorrelated)) {
+            if let (Some(full), Some(decorrelated)) =
+                (reference(Strategy::Full), reference(Strategy::Decorrelated))
+            {
                 let margin = 1.0 + self.config().margin();
                 let edge = |limit: f64, (low, high): (f64, f64)| limit.clamp(low, high);
                 bands.push(Band {
-                    name: format!("target: calls <= full + {m}, time <= decorrelated + {m}", m = percent(self.config().margin())),
+                    name: format!(
+                        "target: calls <= full + {m}, time <= decorrelated + {m}",
+                        m = percent(self.config().margin())
+                    ),
                     color: families.len() + 1,
                     boxes: vec![BandBox {
                         from: x.0,
@@ -318,8 +347,14 @@ mod tests {
         let view = report.present();
         assert_eq!(view.records.rows.len(), 2 * (4 + 2));
         let floored = &view.records.rows[5];
-        assert_eq!(floored[..3], [6_u32.into(), "floored(scale 2, multiplier 1.5, floor 0.2)".into(), "candidate".into()]);
-        assert_eq!(floored[7], "proportional, base 12ms, multiplier 1.5, factor 0.666667, max_delay 2s".into());
+        assert_eq!(
+            floored[..3],
+            [6_u32.into(), "floored(scale 2, multiplier 1.5, floor 0.2)".into(), "candidate".into()]
+        );
+        assert_eq!(
+            floored[7],
+            "proportional, base 12ms, multiplier 1.5, factor 0.666667, max_delay 2s".into()
+        );
         assert_eq!(view.records.rows[1][7], "full, base 10ms, multiplier 2, max_delay 2s".into());
         assert_eq!(view.records.rows[0][3], Value::Null, "a reference has no family");
         let row = report.rows()[5];
