@@ -21,8 +21,10 @@
 //!   SDKs, gRPC, Polly, google-http-java-client, cenkalti/backoff).
 //! - `integrations`: the reqwest middleware and the tower layer against a real
 //!   HTTP server on 127.0.0.1 (flaky endpoints, server hints hostile or not,
-//!   idempotency, attempt timeouts, shared budgets), and configuration files
-//!   in TOML and JSON.
+//!   idempotency, attempt timeouts, shared budgets), gRPC calls through tonic
+//!   against a real gRPC server on 127.0.0.1 (status codes, pushbacks,
+//!   `grpc-timeout`, cut attempts, a shared retry throttle), and
+//!   configuration files in TOML and JSON.
 
 mod budget;
 mod integrations;

@@ -94,7 +94,7 @@ pub struct RunArgs {
 
     /// The longest server hint (Retry-After) to wait for; a longer one
     /// stops the retrying [default: the file's limits.max_hint, else the
-    /// schedule's largest delay, --cap].
+    /// schedule's largest delay (--cap) or one minute, whichever is longer].
     #[arg(long, value_name = "DUR", value_parser = duration::parse, allow_hyphen_values = true, requires = "http_headers")]
     pub max_hint: Option<Duration>,
 

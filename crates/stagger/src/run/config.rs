@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use anyhow::anyhow;
 use staggered::config::{ClassificationConfig, RetryConfig};
-use staggered::{Backoff, Limits};
+use staggered::{Backoff, Limits, SERVICE_MAX_HINT};
 
 use super::args::{flag, RunArgs};
 use super::file;
@@ -33,8 +33,8 @@ pub struct RunConfig {
     pub backoff: Backoff,
     /// max_attempts (the schedule's), the deadline (`--deadline`, else
     /// `limits.deadline`, else the schedule's) and the hint limits
-    /// (`--max-hint`, else `limits.max_hint`, else the largest delay), for
-    /// the retry decision.
+    /// (`--max-hint`, else `limits.max_hint`, else the largest delay, at
+    /// least a minute with `--http-headers`), for the retry decision.
     pub limits: Limits,
     /// The seed of the jitter added to server hints: the schedule's, if set.
     pub hint_seed: Option<u64>,
@@ -115,6 +115,12 @@ impl RunConfig {
                 Some(dump)
             }
             None => None,
+        };
+        // A command that speaks HTTP gets the HTTP integrations' default:
+        // servers ask for seconds to a minute, whatever the schedule's cap.
+        let limits = match (&http, config.limits.max_hint) {
+            (Some(_), None) => limits.with_max_hint(limits.max_hint.map(|max| max.max(SERVICE_MAX_HINT))),
+            _ => limits,
         };
 
         warnings.extend(args.backoff.warnings(&backoff));
@@ -389,11 +395,14 @@ mod tests {
             http,
             HeaderDump::new(headers.into(), staggered::http::ClassifyHttp::new().with_retry_status(409))
         );
-        // --max-hint wins over the file; without either, the largest delay.
+        // --max-hint wins over the file; without either, the largest delay
+        // or a minute, whichever is longer, as the HTTP integrations do.
         let c = with_file("r.toml", file, &["--http-headers", headers, "--max-hint", "5s"]).unwrap();
         assert_eq!(c.limits.max_hint, Some(Duration::from_secs(5)));
         let c = config(&["--cap", "7s", "--http-headers", headers, "--", "true"]).unwrap();
-        assert_eq!(c.limits.max_hint, Some(Duration::from_secs(7)));
+        assert_eq!(c.limits.max_hint, Some(Duration::from_secs(60)));
+        let c = config(&["--cap", "2m", "--http-headers", headers, "--", "true"]).unwrap();
+        assert_eq!(c.limits.max_hint, Some(Duration::from_secs(120)));
         // Without --http-headers, the same file is warned about.
         assert_eq!(with_file("r.toml", file, &[]).unwrap().warnings.len(), 3);
     }

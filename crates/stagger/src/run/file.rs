@@ -173,7 +173,10 @@ mod tests {
     #[test]
     fn without_an_extension_the_error_is_that_of_the_format_the_text_is_in() {
         let err = parse("[schedule]\nmultiplier = 0.5\n", Format::Either).unwrap_err();
-        assert_eq!(err.to_string(), "schedule.multiplier: invalid multiplier 0.5: must be at least 1");
+        assert_eq!(
+            err.to_string(),
+            "schedule.multiplier: invalid multiplier 0.5: must be at least 1 at line 2 column 14"
+        );
         let err = parse(r#"{"schedule": {"retries": 3}}"#, Format::Either).unwrap_err();
         assert!(err.to_string().starts_with("schedule.retries: unknown field `retries`"), "{err}");
         let err = parse("garbage {{", Format::Either).unwrap_err().to_string();
@@ -200,7 +203,8 @@ mod tests {
         assert_eq!(
             format!("{err:#}"),
             format!(
-                "{}: classification.stop_exit_codes[1]: invalid exit code 256: must be between 1 and 255",
+                "{}: classification.stop_exit_codes[1]: invalid exit code 256: must be between 1 and 255 \
+                 at line 1 column 46",
                 bad.display()
             )
         );

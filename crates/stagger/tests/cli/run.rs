@@ -307,6 +307,17 @@ fn the_deadline_is_never_overrun() {
 }
 
 #[test]
+fn the_deadline_stops_a_running_attempt_without_an_attempt_timeout() {
+    // No --attempt-timeout: the time left before the deadline is the attempt's limit.
+    let options = ["run", "--deadline", "300ms"].map(str::to_owned);
+    let (out, elapsed) = run_sh(&options, "sleep 30", &[]);
+    let stderr = stderr_text(&out);
+    assert_eq!(out.status.code(), Some(124), "{stderr}");
+    assert!(stderr.contains("stopped at the deadline after 300ms"), "{stderr}");
+    assert!(elapsed < Duration::from_secs(10), "{elapsed:?}");
+}
+
+#[test]
 fn a_signal_killed_command_is_retried_and_reported_as_128_plus_the_signal() {
     let (_dir, attempts) = temp();
     let (out, _) = run_sh(&fast(2), "echo run >> \"$1\"; kill -KILL $$", &[&attempts]);

@@ -23,7 +23,10 @@ use crate::Schedule;
 #[non_exhaustive]
 pub struct Limits {
     /// The total number of calls, first one included; `None` leaves only the
-    /// schedule's end (and the deadline) to stop.
+    /// schedule's end (and the deadline) to stop. The first call is always
+    /// made, so the decision reads `Some(0)` as 1; the schedule builders,
+    /// configuration files and [`RetryPolicy::with_max_attempts`](crate::RetryPolicy::with_max_attempts)
+    /// refuse 0.
     pub max_attempts: Option<u32>,
     /// The total time budget from the start of attempt 1, operation time included.
     pub deadline: Option<Duration>,
@@ -60,6 +63,7 @@ impl Limits {
 
     /// The time left before the deadline, `elapsed` after attempt 1 started;
     /// `None` without a deadline.
+    #[inline]
     pub fn time_left(&self, elapsed: Duration) -> Option<Duration> {
         self.deadline.map(|deadline| deadline.saturating_sub(elapsed))
     }
@@ -69,6 +73,17 @@ impl Limits {
     /// deadline if that is shorter.
     pub fn attempt_time(&self, timeout: Duration, elapsed: Duration) -> Duration {
         self.time_left(elapsed).map_or(timeout, |left| timeout.min(left))
+    }
+
+    /// How long the next attempt of an async driver may run, `elapsed` after
+    /// attempt 1 started: the per-attempt `timeout` if any, cut to the time
+    /// left before the deadline; `None` when neither limits it.
+    #[inline]
+    pub fn attempt_limit(&self, timeout: Option<Duration>, elapsed: Duration) -> Option<Duration> {
+        match (timeout, self.time_left(elapsed)) {
+            (Some(timeout), Some(left)) => Some(timeout.min(left)),
+            (timeout, left) => timeout.or(left),
+        }
     }
 
     /// The same limits with `max_attempts`.
@@ -233,6 +248,17 @@ impl<D: Iterator<Item = Duration>, B: Budget> Decision<D, B> {
     pub fn with_hint_seed(mut self, seed: u64) -> Self {
         self.hint_rng = Some(FastRng::seed(seed));
         self
+    }
+
+    /// The current attempt was cut at the deadline with no error to decide
+    /// on: the budget records the failure, and the retrying stops (at the
+    /// deadline, or as cancelled if it was).
+    pub(crate) fn on_cut(&mut self, failure: &Failure) -> StopReason {
+        if self.cancelled {
+            return StopReason::Cancelled;
+        }
+        self.budget.record_failure(failure);
+        StopReason::Deadline
     }
 
     /// The attempt whose outcome is reported next (1 for the first call).

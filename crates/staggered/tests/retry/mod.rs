@@ -4,6 +4,8 @@ mod blocking;
 mod future;
 mod hint_policies;
 mod hints;
+mod inference;
+mod limits;
 mod properties;
 mod tracing;
 
