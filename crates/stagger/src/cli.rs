@@ -129,7 +129,7 @@ pub enum Command {
                             stagger simulate --scenario overload --trigger none --error-rate 1%\n  \
                             stagger simulate --scenario frontier --clients 100 --plot frontier.svg"
     )]
-    Simulate(SimulateArgs),
+    Simulate(Box<SimulateArgs>),
     /// Print a completion script for a shell.
     ///
     /// Load it for the current bash session with
