@@ -47,7 +47,13 @@
 //!   (the model, exactly), [`OverloadPolicy`], and [`OverloadReport`] with
 //!   per-second [`OverloadSeries`] for charts.
 //!
-//! A new scenario is a module beside these two, with the same five parts.
+//! - **frontier** (a search on the contention experiment): sweeps the
+//!   parameters of families of the library's schedules and reports, per
+//!   client count, the candidates no other beats on both measures and those
+//!   that do the work of `full` in the time of `decorrelated`. Its own
+//!   module, [`frontier`], as it has more types than the others.
+//!
+//! A new scenario is a module beside these, with the same five parts.
 //!
 //! # Schedule reports
 //! [`ScheduleQuery`] and [`ScheduleReport`] report on one schedule as
@@ -82,6 +88,7 @@
 mod contention;
 mod engine;
 mod experiment;
+pub mod frontier;
 mod overload;
 mod plain;
 mod rng;
