@@ -123,15 +123,23 @@ pub enum Command {
     /// throttled fraction, the goodput, the attempts per operation, the
     /// client-side waits and the rate the fleet settled at, then a reading.
     ///
+    /// With `--scenario frontier`, a search in the contention experiment:
+    /// candidates swept from families of schedules (--families, --scales,
+    /// --multipliers, --floors) beside the published strategies, per client
+    /// count their mean calls and completion time with standard errors, the
+    /// Pareto front, and those that do the work of full in the time of
+    /// decorrelated.
+    ///
     /// Every parameter has an option; an option of one scenario given with
     /// another that does not read it is an error.
     #[command(
         after_help = "Examples:\n  stagger simulate --clients 10..100/10 --runs 20 --plot contention.svg\n  \
                             stagger simulate --scenario overload --plot overload.svg\n  \
                             stagger simulate --scenario overload --trigger none --error-rate 1%\n  \
-                            stagger simulate --scenario throttling --plot throttling.svg"
+                            stagger simulate --scenario throttling --plot throttling.svg\n  \
+                            stagger simulate --scenario frontier --clients 100 --plot frontier.svg"
     )]
-    Simulate(SimulateArgs),
+    Simulate(Box<SimulateArgs>),
     /// Print a completion script for a shell.
     ///
     /// Load it for the current bash session with

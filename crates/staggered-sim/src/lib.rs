@@ -53,6 +53,11 @@
 //!   into waits. [`ThrottlingConfig`] (validated, defaults = that story),
 //!   [`run_throttling`] (the model, exactly), [`ThrottlingPolicy`], and
 //!   [`ThrottlingReport`] with per-second [`ThrottlingSeries`].
+//! - **frontier** (a search on the contention experiment): sweeps the
+//!   parameters of families of the library's schedules and reports, per
+//!   client count, the candidates no other beats on both measures and those
+//!   that do the work of `full` in the time of `decorrelated`. Its own
+//!   module, [`frontier`], as it has more types than the others.
 //!
 //! A new scenario is a module beside these, with the same five parts.
 //!
@@ -89,6 +94,7 @@
 mod contention;
 mod engine;
 mod experiment;
+pub mod frontier;
 mod overload;
 mod plain;
 mod rng;

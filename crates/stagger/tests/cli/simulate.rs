@@ -530,11 +530,11 @@ mod overload {
             (&["--ratio-ttl", "2m"], "invalid value for --ratio-ttl: invalid budget for retry+ratio: "),
             (
                 &["--clients", "10"],
-                "--clients is an option of --scenario contention; it does not apply to --scenario overload",
+                "--clients is an option of --scenario contention and frontier; it does not apply to --scenario overload",
             ),
             (
                 &["--runs", "5"],
-                "--runs is an option of --scenario contention; it does not apply to --scenario overload",
+                "--runs is an option of --scenario contention and frontier; it does not apply to --scenario overload",
             ),
             (&["--plot", "chart.png"], "invalid value for --plot: chart.png does not end in .svg"),
         ];

@@ -213,6 +213,7 @@ impl ThrottlingReport {
                 ],
                 shades: Vec::new(),
                 bands: Vec::new(),
+                scatters: Vec::new(),
             }
         });
         Chart { layout: Layout::Stacked, panels: panels.collect() }

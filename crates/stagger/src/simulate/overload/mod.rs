@@ -11,7 +11,8 @@ use staggered_sim::{OverloadConfig, OverloadError, OverloadPolicy, Trigger};
 
 pub(super) mod values;
 
-use values::{probability, rate, share, trigger_capacity, trigger_window, TriggerCapacity, TriggerWindow};
+pub use values::share;
+use values::{probability, rate, trigger_capacity, trigger_window, TriggerCapacity, TriggerWindow};
 
 use super::{given, SimulateArgs};
 use crate::duration;
