@@ -46,7 +46,13 @@
 //!   [`OverloadConfig`] (validated, defaults = that story), [`run_overload`]
 //!   (the model, exactly), [`OverloadPolicy`], and [`OverloadReport`] with
 //!   per-second [`OverloadSeries`] for charts.
-//!
+//! - **throttling** (the AWS SDKs' adaptive retry mode): clients offer twice
+//!   what a rate-limited server admits. Retries add attempts and no
+//!   goodput; one [`AdaptiveLimiter`](staggered::limiter::AdaptiveLimiter)
+//!   per client settles the fleet at the server's rate, turning throttles
+//!   into waits. [`ThrottlingConfig`] (validated, defaults = that story),
+//!   [`run_throttling`] (the model, exactly), [`ThrottlingPolicy`], and
+//!   [`ThrottlingReport`] with per-second [`ThrottlingSeries`].
 //! - **frontier** (a search on the contention experiment): sweeps the
 //!   parameters of families of the library's schedules and reports, per
 //!   client count, the candidates no other beats on both measures and those
@@ -69,7 +75,7 @@
 //! abstract time units ([`units`]: one unit is one millisecond of
 //! `Duration`). Every run seeds its generators from its own coordinates
 //! (contention: seed, client count, strategy, run index; overload: seed,
-//! stream, policy, operation), runs are spread over threads with
+//! stream, policy, operation; throttling: seed, client, operation), runs are spread over threads with
 //! `std::thread::scope`, and their results are combined in a fixed order: a
 //! report is bit-identical for the same configuration on any number of
 //! threads.
@@ -94,6 +100,7 @@ mod plain;
 mod rng;
 mod schedule;
 mod summary;
+mod throttling;
 pub mod units;
 pub mod view;
 
@@ -114,6 +121,10 @@ pub use schedule::{
     MAX_SHOWN_RETRIES, UNLIMITED_SHOWN_RETRIES,
 };
 pub use summary::Summary;
+pub use throttling::{
+    run_throttling, ThrottlingConfig, ThrottlingConfigBuilder, ThrottlingError, ThrottlingPolicy,
+    ThrottlingReport, ThrottlingRow, ThrottlingSeries, MAX_THROTTLING_CLIENTS, MAX_THROTTLING_HOP,
+};
 
 /// This crate's README (its registry page): its example compiles and runs.
 #[cfg(doctest)]

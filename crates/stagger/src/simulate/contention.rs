@@ -20,7 +20,8 @@ const HEADING: &str = "Contention options (--scenario contention)";
 pub struct Flags {
     /// Client counts, one point each: `100`, `10,50,100`, or `FROM..TO/STEP`
     /// with both ends included (`10..190/10`); items combine with commas
-    /// [default: 10..190/10].
+    /// [default: 10..190/10]. throttling: the number of clients, one count
+    /// [default: 20].
     #[arg(long, value_name = "LIST", allow_hyphen_values = true, help_heading = HEADING)]
     pub clients: Option<String>,
 

@@ -43,6 +43,14 @@ fn overload_default_run() {
 }
 
 #[test]
+fn throttling_small_fleet() {
+    let small = ["simulate", "--scenario", "throttling", "--clients", "5", "--arrival-rate", "200"];
+    let small = [&small[..], &["--rate-limit", "100", "--duration", "20s", "--format"]].concat();
+    golden("throttling.csv", &[&small[..], &["csv"]].concat());
+    golden("throttling.json", &[&small[..], &["json"]].concat());
+}
+
+#[test]
 fn frontier_small_run() {
     let args = |format| {
         [
