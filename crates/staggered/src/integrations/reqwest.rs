@@ -321,7 +321,7 @@ where
             let (failed, failure) = match outcome {
                 Judged::Success(result) => {
                     policy.limiter.record(false);
-                    attempts.on_success(&policy.budget);
+                    attempts.on_success(policy);
                     return result
                         .map(|response| report(response, attempts.attempt(), attempts.waited(), None));
                 }

@@ -59,6 +59,7 @@ macro_rules! retry_body {
             match first {
                 Ok(value) => {
                     policy.budget.deposit(1, None);
+                    policy.instruments.first_try_success();
                     let $done = $crate::Retried { value, attempts: 1, waited: core::time::Duration::ZERO };
                     return Ok($map);
                 }
@@ -132,7 +133,12 @@ macro_rules! retry_body {
             match outcome {
                 Ok(value) => {
                     parts.limiter.record(false);
-                    decision.on_success();
+                    if attempt == 1 {
+                        decision.on_success();
+                        parts.instruments.first_try_success();
+                    } else {
+                        parts.succeeded(&mut decision);
+                    }
                     let $done = $crate::Retried { value, attempts: attempt, waited };
                     return Ok($map);
                 }

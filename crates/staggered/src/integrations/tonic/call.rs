@@ -199,7 +199,7 @@ where
             let status = match outcome {
                 Ok(response) => {
                     policy.limiter.record(false);
-                    attempts.on_success(&policy.budget);
+                    attempts.on_success(policy);
                     return Ok(Retried { value: response, attempts: attempt, waited: attempts.waited() });
                 }
                 Err(status) => status,

@@ -183,7 +183,7 @@ where
                             Some(failure) => failure,
                             None => {
                                 policy.limiter.record(false);
-                                this.attempts.on_success(&policy.budget);
+                                this.attempts.on_success(policy);
                                 return Poll::Ready(result);
                             }
                         }
