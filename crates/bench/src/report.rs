@@ -7,7 +7,7 @@ use std::time::Duration;
 use crate::harness::Timing;
 use crate::schedules::{Info, Role};
 
-/// The speed-up over the fastest peer that the benchmark's issue asks for.
+/// The speed-up over the fastest peer that the project aims for.
 pub const GOAL_RATIO: f64 = 4.0;
 
 /// One measured row.

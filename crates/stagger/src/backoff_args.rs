@@ -10,6 +10,7 @@ use std::path::Path;
 use std::str::FromStr;
 use std::time::Duration;
 
+use anyhow::Context;
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use staggered::config::{AttemptLimit, ScheduleConfig};
 use staggered::{Backoff, CapMode, ConfigError, Field, Preset, Strategy};
@@ -26,8 +27,16 @@ pub struct BackoffArgs {
     pub preset: Option<Preset>,
 
     /// The strategy [default: full, or the preset's].
-    #[arg(long, value_name = "NAME", value_parser = names::<Strategy>(Strategy::ALL.map(Strategy::name)))]
-    pub strategy: Option<Strategy>,
+    // Parsed as a comma-separated list so that `stagger schedule` can
+    // compare strategies (its own help says so); a command that runs one
+    // schedule refuses a list, naming this option.
+    #[arg(
+        long = "strategy",
+        value_name = "NAME",
+        value_delimiter = ',',
+        value_parser = names::<Strategy>(Strategy::ALL.map(Strategy::name))
+    )]
+    pub strategies: Vec<Strategy>,
 
     /// The delay unit, the first interval [default: 1s, or the preset's].
     #[arg(long, value_name = "DUR", value_parser = duration::parse, allow_hyphen_values = true)]
@@ -54,9 +63,10 @@ pub struct BackoffArgs {
     pub cap_mode: Option<CapMode>,
 
     /// max_attempts: the total number of calls, first one included; N-1
-    /// retries [default: 5, or the preset's].
-    #[arg(long, value_name = "N", allow_negative_numbers = true)]
-    pub attempts: Option<u32>,
+    /// retries, or `unlimited` (then a deadline should bound the run)
+    /// [default: 5, or the preset's].
+    #[arg(long, value_name = "N", value_parser = crate::numbers::attempt_limit, allow_negative_numbers = true)]
+    pub attempts: Option<AttemptLimit>,
 }
 
 /// A value parser that lists `names` in `--help` and parses them with `T`'s
@@ -83,12 +93,15 @@ pub enum Opt {
     Factor,
     /// `--attempts`
     Attempts,
+    /// `--strategy`
+    Strategy,
 }
 
 impl Opt {
     /// Every option, for the test that checks their spelling.
     #[cfg(test)]
-    pub const ALL: [Opt; 5] = [Opt::Base, Opt::Multiplier, Opt::Cap, Opt::Factor, Opt::Attempts];
+    pub const ALL: [Opt; 6] =
+        [Opt::Base, Opt::Multiplier, Opt::Cap, Opt::Factor, Opt::Attempts, Opt::Strategy];
 
     /// The option as typed on the command line.
     pub const fn flag(self) -> &'static str {
@@ -98,6 +111,7 @@ impl Opt {
             Opt::Cap => "--cap",
             Opt::Factor => "--factor",
             Opt::Attempts => "--attempts",
+            Opt::Strategy => "--strategy",
         }
     }
 }
@@ -108,9 +122,32 @@ impl BackoffArgs {
     ///
     /// # Errors
     /// A [`UsageError`] naming the option at fault, with the library's
-    /// [`ConfigError`] as the cause.
+    /// [`ConfigError`] as the cause; or naming `--strategy` if it lists
+    /// more than one strategy.
     pub fn build(&self) -> anyhow::Result<Backoff> {
         self.build_schedule(&self.over(ScheduleConfig::default()), None)
+    }
+
+    /// One schedule per strategy of `--strategy` (the preset's or the
+    /// default one if none is given), each with every other option applied.
+    ///
+    /// # Errors
+    /// As [`build`](Self::build), or naming `--strategy` when it lists a
+    /// strategy twice.
+    pub fn build_each(&self) -> anyhow::Result<Vec<Backoff>> {
+        for (i, strategy) in self.strategies.iter().enumerate() {
+            if self.strategies[..i].contains(strategy) {
+                return Err(anyhow::anyhow!("{strategy} is listed twice"))
+                    .context(UsageError::option(Opt::Strategy.flag()));
+            }
+        }
+        if self.strategies.len() <= 1 {
+            return Ok(vec![self.build()?]);
+        }
+        self.strategies
+            .iter()
+            .map(|&strategy| BackoffArgs { strategies: vec![strategy], ..self.clone() }.build())
+            .collect()
     }
 
     /// `schedule` (a `--config` file's) with each option given here in
@@ -126,13 +163,13 @@ impl BackoffArgs {
             }
         }
         set(&mut schedule.preset, self.preset);
-        set(&mut schedule.strategy, self.strategy);
+        set(&mut schedule.strategy, self.strategies.first().copied());
         set(&mut schedule.base, self.base);
         set(&mut schedule.multiplier, self.multiplier);
         set(&mut schedule.max_delay, self.cap);
         set(&mut schedule.factor, self.factor);
         set(&mut schedule.cap_mode, self.cap_mode);
-        set(&mut schedule.max_attempts, self.attempts.map(AttemptLimit::Count));
+        set(&mut schedule.max_attempts, self.attempts);
         schedule
     }
 
@@ -144,6 +181,14 @@ impl BackoffArgs {
     /// (`retry.toml: schedule.max_delay: ...`), with the library's
     /// [`ConfigError`] as the cause.
     pub fn build_schedule(&self, schedule: &ScheduleConfig, file: Option<&Path>) -> anyhow::Result<Backoff> {
+        if let [_, _, ..] = self.strategies[..] {
+            let names: Vec<&str> = self.strategies.iter().map(|s| s.name()).collect();
+            let names = names.join(",");
+            return Err(anyhow::anyhow!(
+                "{names}: this command runs one schedule; `stagger schedule --strategy {names}` compares them"
+            ))
+            .context(UsageError::option(Opt::Strategy.flag()));
+        }
         schedule.builder().build().map_err(|err| self.usage_error(err, file))
     }
 
@@ -179,19 +224,30 @@ impl BackoffArgs {
     /// Notes on schedule options that were accepted but change nothing for
     /// `backoff`, the schedule they built.
     pub fn warnings(&self, backoff: &Backoff) -> Vec<String> {
-        let strategy = backoff.strategy();
+        self.warnings_for(std::slice::from_ref(backoff))
+    }
+
+    /// Notes on schedule options that were accepted but change nothing for
+    /// any of `backoffs`, the schedules they built.
+    pub fn warnings_for(&self, backoffs: &[Backoff]) -> Vec<String> {
+        let none_uses = |uses: fn(Strategy) -> bool| -> Option<String> {
+            let strategies: Vec<&str> = backoffs.iter().map(|b| b.strategy().name()).collect();
+            let used = backoffs.iter().any(|b| uses(b.strategy()));
+            (!used).then(|| staggered_sim::view::list(strategies))
+        };
         let mut warnings = Vec::new();
-        if self.factor.is_some() && !strategy.uses_factor() {
+        if let Some(names) = none_uses(Strategy::uses_factor).filter(|_| self.factor.is_some()) {
             warnings
-                .push(format!("--factor has no effect on {strategy}: only proportional and additive use it"));
+                .push(format!("--factor has no effect on {names}: only proportional and additive use it"));
         }
-        if self.cap_mode.is_some() && !strategy.uses_factor() {
+        if let Some(names) = none_uses(Strategy::uses_factor).filter(|_| self.cap_mode.is_some()) {
+            let its = if backoffs.len() == 1 { "its delays never pass" } else { "their delays never pass" };
             warnings.push(format!(
-                "--cap-mode has no effect on {strategy}: its delays never pass the interval, so both modes agree"
+                "--cap-mode has no effect on {names}: {its} the interval, so both modes agree"
             ));
         }
-        if self.multiplier.is_some() && !strategy.uses_multiplier() {
-            warnings.push(format!("--multiplier has no effect on {strategy}"));
+        if let Some(names) = none_uses(Strategy::uses_multiplier).filter(|_| self.multiplier.is_some()) {
+            warnings.push(format!("--multiplier has no effect on {names}"));
         }
         warnings
     }

@@ -39,6 +39,21 @@ pub enum Command {
     /// `1m30s`, `10us` or `0`. A schedule with no attempt limit (the `google`
     /// preset) shows its first 10 retries, and at most 1000 retries are shown;
     /// `--attempts N` sets the limit.
+    ///
+    /// `--strategy full,equal,decorrelated` compares strategies with the same
+    /// other parameters: a table per strategy, and with `--plot` one chart.
+    #[command(
+        mut_arg("strategies", |arg| arg
+            .value_name("NAME[,NAME...]")
+            .help("The strategy, or several to compare, comma-separated [default: full, or the preset's]")
+            .long_help(
+                "The strategy [default: full, or the preset's].\n\nSeveral, comma-separated, compare \
+                 strategies with the same other parameters: a table per strategy, one chart."
+            )),
+        after_help = "Examples:\n  stagger schedule --preset google\n  \
+                      stagger schedule --strategy full,decorrelated --base 100ms --cap 10s --attempts 8 --plot chart.svg\n  \
+                      stagger schedule --preset aws --samples 3 --seed 7 --format csv"
+    )]
     Schedule(ScheduleArgs),
 
     /// Run a command, and retry it with backoff while it fails.
@@ -48,24 +63,37 @@ pub enum Command {
     /// (the options of `stagger schedule`; default full jitter, base 1s,
     /// 5 attempts) while it fails: any non-zero exit code (or only those of
     /// --retry-on-exit, or all but those of --stop-on-exit), a signal, or a
-    /// time limit. Each retry is logged on standard error.
+    /// time limit. A command killed by signal N counts as exit code 128+N
+    /// for those lists; SIGPIPE (141: the reader of its output has gone)
+    /// stops unless --retry-on-exit names it. With --http-headers, the HTTP
+    /// response the command wrote (curl -D FILE) decides instead: 4xx other
+    /// than 408 and 429 stop, and Retry-After sets the wait. Each retry is
+    /// logged on standard error, with a countdown to the next attempt when
+    /// that is a terminal.
     ///
     /// The command runs in a process group of its own: a time limit stops
     /// it and its children (SIGTERM, then SIGKILL after --kill-after), and
-    /// SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to stagger (Ctrl-C, `kill`)
-    /// stop the retrying and are passed on to it once. It cannot read the
-    /// terminal there; use --foreground for a command that must.
+    /// so does a failed attempt's end for whatever it left running there
+    /// (--keep-leftovers leaves it). SIGINT, SIGTERM, SIGHUP and SIGQUIT
+    /// sent to stagger (Ctrl-C, `kill`) stop the retrying and are passed on
+    /// to it once; if it has not ended --kill-after later, or a second
+    /// one comes, it is killed (SIGKILL).
+    /// It cannot read the terminal there; use --foreground for a command
+    /// that must.
     ///
     /// Exit status: 0 when an attempt succeeds; else the last attempt's
     /// exit code, 128+N if signal N ended it, or 124 if a time limit
-    /// stopped it; 128+N if signal N cancelled the wait between attempts;
+    /// stopped it; 128+N if signal N cancelled the run (while it waited
+    /// between attempts, or when the command had to be killed after it);
     /// 126 if the command cannot be executed (or stops to read the
     /// terminal), 127 if it is not found (neither is retried); 2 for bad
-    /// options.
+    /// options, or a standard input too long for --stdin replay.
     #[cfg(unix)]
     #[command(
         override_usage = "stagger run [OPTIONS] -- <COMMAND> [ARGS]...",
-        after_help = "Example: stagger run --preset interactive --attempt-timeout 10s -- curl -fsS https://example.com/health"
+        after_help = "Examples:\n  stagger run --preset interactive --attempt-timeout 10s -- curl -fsS https://example.com/health\n  \
+                      stagger run --http-headers h.txt -- curl -fsS -D h.txt https://example.com/api\n  \
+                      stagger run --stdin replay --deadline 2m -- kubectl apply -f - < deploy.yaml"
     )]
     Run(RunArgs),
     /// Run a published experiment on the simulator: a table, a reading, a chart.

@@ -20,17 +20,22 @@ pub enum Exit {
     /// unwritable standard output.
     Failure,
     /// 2: bad command-line options (clap's parse errors and our own
-    /// validation alike). Nothing was run.
+    /// validation alike), or a standard input too long for `stagger run
+    /// --stdin replay`. Nothing was run.
     Usage,
     /// `stagger run`: the command's last attempt failed, or the run was
     /// cancelled, and this is its status, 1 to 255:
     /// - the exit code of the last attempt;
     /// - 128 + N when signal N ended the last attempt (shell convention),
-    ///   such as 143 for a SIGTERM that `stagger` forwarded;
+    ///   such as 143 for a SIGTERM that `stagger` forwarded, or 141 for a
+    ///   SIGPIPE, which is not retried unless `--retry-on-exit` names 141
+    ///   (the exit-code lists read a signal death as this status);
     /// - [`TIMED_OUT`] (124, as `timeout`) when `--attempt-timeout` or the
     ///   deadline stopped the last attempt;
     /// - 128 + N when signal N cancelled the run while it waited between
-    ///   attempts (130 for SIGINT, 143 for SIGTERM).
+    ///   attempts (130 for SIGINT, 143 for SIGTERM), or during an attempt
+    ///   whose command then had to be killed (it ignored the signal for
+    ///   `--kill-after`, or a second signal came).
     ///
     /// The command's success is [`Exit::Success`].
     Command(u8),

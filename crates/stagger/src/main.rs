@@ -1,5 +1,5 @@
 //! `stagger`: show retry schedules with exponential backoff and jitter, retry
-//! commands, and (as their issues land) run the contention experiments.
+//! commands, and run the simulator's experiments.
 //!
 //! Exit codes are listed in [`exit::Exit`]: 0 success, 1 failure, 2 usage
 //! error; `stagger run` passes on its command's status, and uses 126 and 127
@@ -12,6 +12,7 @@ mod cli;
 mod duration;
 mod exit;
 mod generate;
+mod numbers;
 mod output;
 #[cfg(unix)]
 mod run;

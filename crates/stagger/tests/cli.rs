@@ -295,6 +295,8 @@ mod schedule {
     }
 }
 
+#[path = "cli/docs.rs"]
+mod docs;
 #[path = "cli/golden.rs"]
 mod golden;
 #[path = "cli/install.rs"]
@@ -305,5 +307,7 @@ mod output;
 #[cfg(unix)]
 #[path = "cli/run.rs"]
 mod run;
+#[path = "cli/schedule_plot.rs"]
+mod schedule_plot;
 #[path = "cli/simulate.rs"]
 mod simulate;

@@ -53,7 +53,9 @@
 //! [`ScheduleQuery`] and [`ScheduleReport`] report on one schedule as
 //! `stagger schedule` shows it: each retry's interval and the range and
 //! median of its delay, the worst-case total wait, and sampled sequences
-//! with their percentiles; presented in the same [`view`] shape.
+//! with their percentiles; presented in the same [`view`] shape, with a
+//! chart of the delays' ranges. [`ScheduleComparison`] puts several
+//! strategies with the same parameters in one report and one chart.
 //!
 //! # Engine and determinism
 //! [`Engine`] is a virtual clock and a queue of events ordered by (time,
@@ -70,7 +72,12 @@
 //!
 //! # Crate features
 //! None.
-
+//!
+//! # The guide
+#![doc = concat!(
+    "What the experiments show, with their charts, is in the guide's chapter [Choosing a strategy](",
+    env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/choosing.md)."
+)]
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
@@ -97,8 +104,13 @@ pub use overload::{
     OverloadRow, OverloadSeries, Trigger, MAX_ATTEMPTS, MAX_DURATION, MAX_OPERATIONS,
 };
 pub use schedule::{
-    Median, RetryRow, SampledStats, Samples, Sampling, SamplingError, ScheduleQuery, ScheduleReport,
-    WorstCase, ESTIMATE_SEED, ESTIMATE_SEQUENCES, EXACT_SUM_RETRIES, MAX_SAMPLED_DELAYS, MAX_SHOWN_RETRIES,
-    UNLIMITED_SHOWN_RETRIES,
+    Median, RetryRow, SampledStats, Samples, Sampling, SamplingError, ScheduleComparison, ScheduleQuery,
+    ScheduleReport, WorstCase, ESTIMATE_SEED, ESTIMATE_SEQUENCES, EXACT_SUM_RETRIES, MAX_SAMPLED_DELAYS,
+    MAX_SHOWN_RETRIES, UNLIMITED_SHOWN_RETRIES,
 };
 pub use summary::Summary;
+
+/// This crate's README (its registry page): its example compiles and runs.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -1,43 +1,48 @@
-//! Blocking retry: an operation that fails twice with a reset connection,
-//! then succeeds; a permanent error stops at once.
+//! Blocking connect with a retry log: the server is not up yet, so the first
+//! connections are refused; it comes up on attempt 3. The predicate and the
+//! hook need no types written: they come from the operation.
 //!
 //! `cargo run -p staggered --example blocking`
 
 use std::io;
+use std::net::{TcpListener, TcpStream};
 use std::time::Duration;
 
 use staggered::classify::io::classify_io;
-use staggered::{Backoff, RetryEvent, RetryPolicy, Strategy};
+use staggered::{Backoff, RetryPolicy, Strategy};
 
-fn main() {
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    // A port on 127.0.0.1 that nobody listens on, for now.
+    let addr = TcpListener::bind("127.0.0.1:0")?.local_addr()?;
+
     let backoff = Backoff::builder(Strategy::Full)
         .with_base(Duration::from_millis(20))
         .with_max_delay(Duration::from_millis(200))
-        .with_max_attempts(4)
-        .build()
-        .expect("valid schedule");
-    let policy = RetryPolicy::new(backoff)
-        .classify(classify_io) // reset, refused, timed out: retry; the rest: stop
-        .with_deadline(Duration::from_secs(2))
-        .on_retry(|event: &RetryEvent<'_, io::Error>| {
-            println!("attempt {} failed ({}), retrying in {:?}", event.attempt, event.error, event.delay);
-        });
+        .with_max_attempts(5)
+        .build()?;
+    let policy = RetryPolicy::new(backoff).with_deadline(Duration::from_secs(2));
 
-    let mut calls = 0;
-    let done = policy
-        .run(|attempt| {
-            calls += 1;
-            if attempt < 3 {
-                Err(io::Error::from(io::ErrorKind::ConnectionReset))
-            } else {
-                Ok("payload")
+    let mut server = None;
+    let stream = policy
+        .retry(|attempt| {
+            if attempt == 3 {
+                server = Some(TcpListener::bind(addr)?); // the server comes up
             }
+            TcpStream::connect(addr)
         })
-        .expect("third time lucky");
-    println!("got {:?} after {} attempts, {:?} waiting", done.value, done.attempts, done.waited);
-    assert_eq!((done.attempts, calls), (3, 3));
+        .classify(classify_io) // refused, reset, timed out: retry; the rest: stop
+        .on_retry(|event| println!("{event}")) // attempt 1/5 failed (connection refused); retrying in 13ms
+        .call()?;
+    println!("connected to {}", stream.peer_addr()?);
+    assert!(server.is_some());
 
-    let err = policy.call(|_| Err::<(), _>(io::Error::from(io::ErrorKind::PermissionDenied))).unwrap_err();
-    println!("{err}"); // gave up after 1 attempt (permanent error): permission denied
-    assert!(err.is_permanent());
+    // A mistake no retry fixes stops at once: the predicate says which.
+    let err = policy
+        .retry(|_| TcpStream::connect("127.0.0.1:99999"))
+        .when(|e| e.kind() == io::ErrorKind::ConnectionRefused)
+        .on_give_up(|event| println!("{event}")) // gave up after 1 attempt (permanent error): invalid port value
+        .call()
+        .unwrap_err();
+    assert!(err.is_permanent() && err.attempts() == 1, "{err}");
+    Ok(())
 }

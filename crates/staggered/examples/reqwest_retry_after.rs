@@ -1,6 +1,9 @@
 //! reqwest with the retry middleware against a local server that answers
-//! `429 Too Many Requests` with `Retry-After: 1` once: the client waits at
-//! least that second (plus a little jitter), then succeeds.
+//! `503` once, then `429 Too Many Requests` with `Retry-After: 1`: the
+//! client retries the 503 on its schedule, waits at least the second the
+//! server asked for (plus a little jitter), then succeeds. The schedule never
+//! waits more than 500 ms on its own; the HTTP integrations still honour a
+//! hint of seconds to a minute.
 //!
 //! `cargo run -p staggered --example reqwest_retry_after --features reqwest`
 
@@ -16,7 +19,7 @@ use hyper::service::service_fn;
 use hyper::Response;
 use hyper_util::rt::TokioIo;
 use staggered::reqwest::{RetryMiddleware, RetryReport};
-use staggered::{Preset, TokenBucket};
+use staggered::{Backoff, RetryPolicy, Strategy, TokenBucket};
 use tokio::net::TcpListener;
 
 #[tokio::main(flavor = "current_thread")]
@@ -31,13 +34,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             tokio::spawn(async move {
                 let service = service_fn(move |_| {
                     let hit = counter.fetch_add(1, Ordering::SeqCst) + 1;
-                    let response = if hit == 1 {
-                        Response::builder()
+                    let response = match hit {
+                        1 => Response::builder().status(503).body(Full::new(Bytes::new())),
+                        2 => Response::builder()
                             .status(429)
                             .header("retry-after", "1")
-                            .body(Full::new(Bytes::new()))
-                    } else {
-                        Response::builder().status(200).body(Full::new(Bytes::from("granted")))
+                            .body(Full::new(Bytes::new())),
+                        _ => Response::builder().status(200).body(Full::new(Bytes::from("granted"))),
                     };
                     async move { Ok::<_, Infallible>(response.expect("valid response")) }
                 });
@@ -46,8 +49,16 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     });
 
-    // Seed 004's "interactive" preset, which honours hints up to its 3 s cap.
-    let policy = RetryMiddleware::policy_for(Preset::Interactive.backoff()).with_budget(TokenBucket::new());
+    let backoff = Backoff::builder(Strategy::Full)
+        .with_base(Duration::from_millis(100))
+        .with_max_delay(Duration::from_millis(500))
+        .with_max_attempts(4)
+        .build()?;
+    // No classifier: the HTTP rules (408, 429, 5xx and their hints).
+    let policy = RetryPolicy::new(backoff)
+        .with_budget(TokenBucket::new())
+        .with_deadline(Duration::from_secs(10))
+        .on_retry(|event| println!("{event}"));
     let client = reqwest_middleware::ClientBuilder::new(reqwest::Client::builder().no_proxy().build()?)
         .with(RetryMiddleware::from_policy(policy))
         .build();
@@ -63,7 +74,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         report.waited,
         response.text().await?
     );
-    assert_eq!((report.attempts, hits.load(Ordering::SeqCst)), (2, 2));
+    assert_eq!((report.attempts, hits.load(Ordering::SeqCst)), (3, 3));
     assert!(report.waited >= Duration::from_secs(1), "the server asked for a second");
     Ok(())
 }

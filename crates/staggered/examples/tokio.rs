@@ -11,7 +11,7 @@ use staggered::{Preset, RetryPolicy, StopReason};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
-    // Seed 004's "interactive" preset: 100 ms base, additive jitter, 3 attempts.
+    // The "interactive" preset: 100 ms base, additive jitter, 3 attempts.
     let policy = RetryPolicy::new(Preset::Interactive.backoff())
         .with_attempt_timeout(Duration::from_millis(100)) // a hung attempt is cut, then retried
         .with_deadline(Duration::from_secs(2));

@@ -1,5 +1,7 @@
-//! A tower stack: retries with an HTTP classifier, idempotent requests only,
-//! a budget and a hook, around a backend that is down twice.
+//! A tower stack: retries with the HTTP rules (a policy with no classifier
+//! applies them to HTTP responses), idempotent requests only, a budget, a
+//! deadline and a hook typed by the service, around a backend that is down
+//! twice.
 //!
 //! `cargo run -p staggered --example tower_stack --features tower,http`
 
@@ -8,13 +10,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use http::{Request, Response, StatusCode};
-use staggered::http::{ClassifyHttp, IdempotentOnly};
-use staggered::service::FailedAttempt;
+use staggered::http::IdempotentOnly;
 use staggered::tower::RetryLayer;
-use staggered::{Backoff, RetryEvent, RetryPolicy, Strategy, TokenBucket};
+use staggered::{Backoff, RetryPolicy, Strategy, TokenBucket};
 use tower::{service_fn, BoxError, Service, ServiceBuilder, ServiceExt};
-
-type Event<'a> = RetryEvent<'a, FailedAttempt<Response<String>, BoxError>>;
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), BoxError> {
@@ -38,13 +37,10 @@ async fn main() -> Result<(), BoxError> {
         .with_max_delay(Duration::from_millis(100))
         .with_max_attempts(4)
         .build()?;
-    let policy = RetryPolicy::new(backoff)
-        .classify(ClassifyHttp::new())
+    let policy = RetryPolicy::new(backoff) // 503, 429, 408: retry, with their Retry-After
         .with_budget(TokenBucket::new())
         .with_deadline(Duration::from_secs(2))
-        .on_retry(|event: &Event<'_>| {
-            println!("attempt {}: {}, retrying in {:?}", event.attempt, event.error, event.delay);
-        });
+        .on_retry(|event| println!("{event}")); // attempt 1/4 failed (HTTP 503 Service Unavailable); ...
     let mut service = ServiceBuilder::new()
         .layer(RetryLayer::new(policy).clone_requests_with(IdempotentOnly::new()))
         .service(backend);

@@ -92,6 +92,11 @@ pub enum Rule {
     NonZero,
     /// `max_delay` must not be below `base`, which is this.
     NotBelowBase(core::time::Duration),
+    /// At most this many: the schedule has delays for this many attempts,
+    /// and cannot be extended.
+    WithinSchedule(u32),
+    /// A multiple of this step (a ratio kept in thousandths).
+    MultipleOf(f64),
 }
 
 impl fmt::Display for Rule {
@@ -104,6 +109,11 @@ impl fmt::Display for Rule {
             Rule::Within(min, max) => write!(f, "must be between {min} and {max}"),
             Rule::NonZero => f.write_str("must not be zero"),
             Rule::NotBelowBase(base) => write!(f, "must not be below base ({base:?})"),
+            Rule::WithinSchedule(max) => write!(
+                f,
+                "must be at most {max}: the schedule has delays for {max} attempts and cannot be extended"
+            ),
+            Rule::MultipleOf(step) => write!(f, "must be a multiple of {step}"),
         }
     }
 }

@@ -4,7 +4,195 @@
 //! they come back together and knock it over again: the thundering herd.
 //! Exponential backoff spreads one client's retries out in time; jitter
 //! spreads a fleet's retries apart from each other. `staggered` computes those
-//! schedules exactly as they were published, with a cap that is really a cap.
+//! schedules exactly as they were published, with a cap that is really a cap,
+//! and retries with limits that mean what they say.
+//!
+//! # Retrying a call
+//! Build a [`RetryPolicy`] once, then retry any closure with it. A blocking
+//! operation (it returns a `Result`) ends with `.call()`; an async one (it
+//! returns a future) with `.call().await`:
+//!
+//! ```
+//! use staggered::{Preset, RetryPolicy};
+//!
+//! let policy = RetryPolicy::new(Preset::Standard.backoff()); // 5 attempts, additive jitter, 30 s cap
+//!
+//! let manifest = policy.retry(|_attempt| std::fs::read_to_string("Cargo.toml")).call()?;
+//! # assert!(manifest.contains("[package]"));
+//! # Ok::<(), staggered::RetryError<std::io::Error>>(())
+//! ```
+//!
+//! Which errors to retry and what to log go between the two, as closures
+//! whose argument types come from the operation: `e` below is a
+//! `&std::io::Error`, `event` a [`&RetryEvent`](RetryEvent) of one, and
+//! neither needs writing down.
+//!
+//! ```
+//! # use staggered::{Preset, RetryPolicy};
+//! use std::io::ErrorKind;
+//!
+//! # let policy = RetryPolicy::new(Preset::Standard.backoff());
+//! let manifest = policy
+//!     .retry(|_| std::fs::read_to_string("Cargo.toml"))
+//!     .when(|e| e.kind() != ErrorKind::NotFound) // the rest are permanent: stop at once
+//!     .on_retry(|event| eprintln!("{event}")) // attempt 1/5 failed (...); retrying in 1.1s
+//!     .on_give_up(|event| eprintln!("{event}")) // gave up after 5 attempts (...): ...
+//!     .call()?;
+//! # Ok::<(), staggered::RetryError<std::io::Error>>(())
+//! ```
+//!
+//! ```
+//! # use staggered::{Preset, RetryPolicy};
+//! # async fn fetch(_: &str) -> Result<String, std::io::Error> { Ok(String::new()) }
+//! # async fn demo() -> Result<(), staggered::RetryError<std::io::Error>> {
+//! # let policy = RetryPolicy::new(Preset::Standard.backoff());
+//! let body = policy
+//!     .retry(|_| fetch("http://127.0.0.1:8080/flaky"))
+//!     .when(|e| e.kind() != std::io::ErrorKind::PermissionDenied)
+//!     .call()
+//!     .await?;
+//! # Ok(())
+//! # }
+//! # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(demo()).unwrap();
+//! ```
+//!
+//! Why this shape. The policy comes first because it is what a program
+//! keeps: the schedule, the limits and a budget shared by every call of a
+//! client. The operation comes next, because it fixes the types: once the
+//! compiler knows what it returns, the predicate's `e` and the hook's
+//! `event` are known too, as with backon's `op.retry(builder)`, and no
+//! closure needs an annotation. What the operation returns also picks
+//! blocking or async, so the one expression serves both, with no trait to
+//! import. And every form, [`RetryPolicy::call`] and
+//! [`RetryPolicy::call_async`] included, runs the same loop on the same
+//! [`Decision`]: the call adds its predicate and hooks, nothing else.
+//!
+//! A retry that gives up returns a [`RetryError`]: why it stopped
+//! ([`StopReason`]: attempts exhausted, permanent error, deadline, hint too
+//! long, budget exhausted, cancelled), how many attempts were made, and the
+//! last error as its `source()`.
+//!
+//! # The policy
+//! [`RetryPolicy::new`] takes any [`Schedule`] (a [`Backoff`], a
+//! [`Preset`]'s, or a plain iterator of delays) and its limits; the rest is
+//! set once for every call:
+//!
+//! ```
+//! use std::time::Duration;
+//! use staggered::classify::io::classify_io;
+//! use staggered::{Preset, RetryPolicy, TokenBucket};
+//!
+//! let budget = TokenBucket::new(); // one per client: clones share the bucket
+//! let policy = RetryPolicy::new(Preset::Interactive.backoff()) // 3 attempts, hard 3 s cap
+//!     .with_max_attempts(5)? // the limit applied: the schedule goes on by its formula
+//!     .classify(classify_io) // reset, refused, timed out... retry; the rest stop
+//!     .with_deadline(Duration::from_secs(10))
+//!     .with_budget(budget.clone())
+//!     .on_retry(|event| eprintln!("{event}"));
+//! assert_eq!(policy.limits().max_attempts, Some(5));
+//! let done = policy.call(|_| std::fs::read_to_string("Cargo.toml"));
+//! # assert!(done.is_ok());
+//! # Ok::<(), staggered::ConfigError>(())
+//! ```
+//!
+//! Its defaults, every limit and the `max_hint` of each driver are listed
+//! under [`RetryPolicy`'s defaults](RetryPolicy#defaults). In short: the
+//! schedule's `max_attempts` and deadline; every error of an operation
+//! transient, HTTP responses by the HTTP rules (408, 429, 5xx and their
+//! `Retry-After`); no hooks, budget or per-attempt timeout; and a server
+//! hint honoured up to the schedule's largest delay for a plain operation,
+//! up to a minute (or that delay, if longer) in the HTTP and gRPC
+//! integrations.
+//!
+//! Nothing is changed behind your back: `with_max_attempts(10)` on a
+//! 3-attempt schedule makes 10 attempts (the schedule goes on by its own
+//! formula, or the call is refused for a fixed list of delays), 0 attempts
+//! is an error as in every builder, and the hooks and `tracing` events
+//! report the limit that is applied.
+//!
+//! Every driver (these loops, `stagger run`, the simulator, the tower,
+//! reqwest and tonic integrations) decides through one sans-IO state machine,
+//! [`Decision`]: given a classified [`Failure`] and the time elapsed, it
+//! answers [`Action::Retry`] with the wait or [`Action::Stop`] with the
+//! reason. It owns `max_attempts`, the deadline, server [`hint`]s (what a
+//! hint does is a [`HintPolicy`]: ours, the AWS SDKs' or gRPC's) and the
+//! [`budget`]; the drivers only sleep and call.
+//!
+//! # Classifying
+//! One vocabulary for every driver (see [`classify`]): a [`Classifier`]
+//! classifies errors, and any `Fn(&E) -> Failure` is one ([`classify_io`](classify::io::classify_io),
+//! a closure); [`RetryIf`] makes one from a predicate. Where an attempt
+//! returns a response that may itself be a failure (an HTTP 503), a
+//! [`ClassifyResult`] judges both; every classifier of errors is one, so
+//! `.classify(classify_io)` works on a tower layer too.
+//!
+//! # Deadlines
+//! The deadline is the total time from the start of attempt 1, the
+//! operations' own time included. No wait ever ends at or after it. An
+//! async attempt can be cut, so in every async driver (`call_async`,
+//! `.retry(..).call().await`, the tower layer, the reqwest middleware, a
+//! tonic call's `retry_grpc`) an
+//! attempt still running when the time left runs out is cut there, with or
+//! without a per-attempt timeout ([`RetryPolicy::with_attempt_timeout`]).
+//! The cut attempt fails with [`TimedOut`] if its error type can hold one
+//! (`std::io::Error`, `Box<dyn Error>`, `anyhow::Error`); otherwise the
+//! [`RetryError`] says so ([`RetryError::cut_at_deadline`]).
+//!
+//! A blocking call cannot be cut: the blocking driver never starts an
+//! attempt once the wait before it would reach the deadline, but it cannot
+//! stop one that runs past it. For the same reason a policy with a
+//! per-attempt timeout has no blocking `call`: it is a compile error
+//! ([`CanBlock`]), not a timeout silently ignored.
+//!
+//! # State across attempts
+//! The operation is an `FnMut`: state that only the closure changes, before
+//! each attempt's future starts, can be captured by `move` and changed
+//! freely. State the attempts' futures change, in a spawned task, goes in an
+//! `Arc` (with a `Mutex` or atomics), of which each attempt's future gets
+//! its own handle; the retry future is then `Send`:
+//!
+//! ```
+//! # async fn demo() {
+//! use std::sync::{Arc, Mutex};
+//! use staggered::{Preset, RetryPolicy};
+//!
+//! let policy = Arc::new(RetryPolicy::new(Preset::Interactive.backoff()));
+//! let tried = Arc::new(Mutex::new(Vec::new())); // what every attempt saw
+//! let task = tokio::spawn({
+//!     let (policy, tried) = (Arc::clone(&policy), Arc::clone(&tried));
+//!     async move {
+//!         let mut calls = 0; // changed by the closure alone: captured by `move`
+//!         policy
+//!             .call_async(move |attempt| {
+//!                 calls += 1;
+//!                 let tried = Arc::clone(&tried); // this attempt's handle
+//!                 async move {
+//!                     tokio::task::yield_now().await;
+//!                     tried.lock().unwrap().push((attempt, calls));
+//!                     if attempt < 2 { Err(std::io::Error::other("busy")) } else { Ok(attempt) }
+//!                 }
+//!             })
+//!             .await
+//!     }
+//! });
+//! assert_eq!(task.await.unwrap().unwrap(), 2);
+//! assert_eq!(*tried.lock().unwrap(), [(1, 1), (2, 2)]);
+//! # }
+//! # tokio::runtime::Builder::new_multi_thread().enable_time().build().unwrap().block_on(demo());
+//! ```
+//!
+//! An async closure that borrows its surroundings mutably across an await
+//! works too ([`RetryPolicy::call_async_mut`]), but today's compiler cannot
+//! prove its future `Send`, so it cannot be spawned.
+//!
+//! # Schedules
+//! A [`Backoff`] is a validated, `Copy` configuration: a [`Strategy`] (how
+//! the delay is drawn), `base`, `multiplier`, `max_delay`, a factor,
+//! a [`CapMode`], `max_attempts` and an optional deadline. Build one with
+//! [`Backoff::builder`] or start from a [`Preset`]. Bad parameters give a
+//! [`ConfigError`] that names the field and the rule; nothing panics or
+//! overflows, for any value up to `Duration::MAX` and any retry up to
+//! `u32::MAX`.
 //!
 //! ```
 //! use std::time::Duration;
@@ -25,43 +213,6 @@
 //! assert!(standard.delays().all(|d| d <= Duration::from_secs(30)));
 //! # Ok::<(), staggered::ConfigError>(())
 //! ```
-//!
-//! # Retrying
-//! A [`RetryPolicy`] wraps a schedule with a classifier, hooks, limits and a
-//! budget, and runs an operation until it succeeds or the policy gives up:
-//! blocking with [`RetryPolicy::call`], async with
-//! [`RetryPolicy::call_async`] (tokio by default, any runtime through
-//! [`sleep::Sleeper`]). Giving up returns a [`RetryError`] with the
-//! [`StopReason`], the attempts made and the last error.
-//!
-//! ```
-//! use std::time::Duration;
-//! use staggered::{Preset, RetryPolicy, StopReason};
-//! use staggered::classify::http::classify_status;
-//!
-//! let policy = RetryPolicy::new(Preset::Interactive.backoff()) // 3 attempts, hard 3 s cap
-//!     .classify(|status: &u16| classify_status(*status)) // 408, 429, 5xx retry; other 4xx stop
-//!     .with_deadline(Duration::from_secs(10));
-//! let err = policy.call(|_attempt| Err::<(), u16>(404)).unwrap_err();
-//! assert_eq!((err.reason(), err.attempts(), *err.error()), (StopReason::Permanent, 1, 404));
-//! ```
-//!
-//! Every driver (these loops, `stagger run`, the simulator, the tower and
-//! reqwest integrations) decides through one sans-IO state machine,
-//! [`Decision`]: given a classified [`Failure`] and the time elapsed, it
-//! answers [`Action::Retry`] with the wait or [`Action::Stop`] with the
-//! reason. It owns `max_attempts`, the deadline, server [`hint`]s (what a
-//! hint does is a [`HintPolicy`]: ours, the AWS SDKs' or gRPC's) and the
-//! [`budget`]; the drivers only sleep and call.
-//!
-//! # Schedules
-//! A [`Backoff`] is a validated, `Copy` configuration: a [`Strategy`] (how
-//! the delay is drawn), `base`, `multiplier`, `max_delay`, a factor,
-//! a [`CapMode`], `max_attempts` and an optional deadline. Build one with
-//! [`Backoff::builder`] or start from a [`Preset`]. Bad parameters give a
-//! [`ConfigError`] that names the field and the rule; nothing panics or
-//! overflows, for any value up to `Duration::MAX` and any retry up to
-//! `u32::MAX`.
 //!
 //! [`Backoff::delays`] hands out a [`Delays`] iterator for one operation,
 //! with its own generator. [`Backoff::bounds`] gives the theoretical range of
@@ -105,13 +256,31 @@
 //! - `reqwest`: `reqwest::RetryMiddleware` for `reqwest-middleware`: HTTP
 //!   statuses, `Retry-After` and friends, idempotent requests only unless
 //!   opted in (implies `http` and `tokio`; reqwest without TLS).
+//! - `tonic`: `RetryPolicy::retry_grpc` retries a tonic gRPC call by gRPC's
+//!   retry design (A6): `tonic::ClassifyGrpc`'s status codes,
+//!   `grpc-retry-pushback-ms`, and each attempt's time limit as its
+//!   `grpc-timeout` (implies `tokio`; tonic without transport or TLS).
+//! - `metrics`: the `metrics` module: counters of
+//!   operations, first-try successes, retries and give-ups, a histogram of
+//!   retry delays and budget gauges, through the `metrics` facade, for the
+//!   policies built `with_metrics()` or `with_operation_name(..)`.
 //! - `serde`: `config::RetryConfig`, a whole retry configuration from TOML
 //!   or JSON with human durations and errors that name the field.
 //!
 //! Runnable programs are in `examples/`: `blocking`, `tokio`,
-//! `shared_budget`, `tower_stack` and `reqwest_retry_after`
-//! (`cargo run -p staggered --example NAME --all-features`).
+//! `spawned_state`, `shared_budget`, `toml_config`, `tower_stack`,
+//! `reqwest_retry_after`, `tonic_retry`, `tracing_events` and `metrics` (`cargo run -p
+//! staggered --example NAME --all-features`).
+//!
+//! # The guide
 
+#![doc = concat!(
+    "The guide, in the repository's [`docs/`](", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/README.md), ",
+    "explains every strategy with a chart of its delays, the cap, the presets and where their values ",
+    "come from, the retry decision, budgets, gRPC with tonic, and how to choose a strategy from the simulator's results; ",
+    "its chapter [Coming from another library](", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/coming-from.md) ",
+    "maps backon, backoff, tokio-retry, tower, the AWS SDKs, gRPC and Polly onto this crate."
+)]
 #![cfg_attr(not(feature = "std"), no_std)]
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
@@ -130,6 +299,8 @@ mod integrations;
 #[cfg(feature = "std")]
 pub mod limiter;
 mod math;
+#[cfg(feature = "metrics")]
+pub mod metrics;
 mod retry;
 mod rng;
 mod schedule;
@@ -146,6 +317,8 @@ pub use integrations::http;
 pub use integrations::reqwest;
 #[cfg(feature = "std")]
 pub use integrations::service;
+#[cfg(feature = "tonic")]
+pub use integrations::tonic;
 #[cfg(feature = "tower")]
 pub use integrations::tower;
 
@@ -161,15 +334,20 @@ pub use schedule::Schedule;
 pub use budget::{Budget, BudgetMetrics, NoBudget};
 #[cfg(feature = "std")]
 pub use budget::{RatioBudget, RetryThrottle, TokenBucket};
-pub use classify::{AlwaysTransient, Classifier, ErrorKind, Failure, Hint, RetryIf};
+pub use classify::{
+    AlwaysTransient, ByResult, Classifier, ClassifyResult, DefaultRules, ErrorKind, Errors, Failure, Hint,
+    ResponseRules, RetryIf,
+};
 #[cfg(feature = "std")]
 pub use limiter::AdaptiveLimiter;
 pub use retry::decision::{Action, Decision, Limits, StopReason};
-pub use retry::event::{GiveUpEvent, NoNotify, Notify, RetryEvent};
+pub use retry::event::{GiveUpEvent, Hooks, NoNotify, Notify, OnGiveUp, OnRetry, RetryEvent};
 pub use retry::hint_policy::HintPolicy;
-pub use retry::policy::RetryPolicy;
+pub use retry::policy::{RetryPolicy, SERVICE_MAX_HINT};
 pub use retry::retry_error::{Retried, RetryError, TimedOut};
-pub use retry::timeout::{AttemptTimeout, MakeTimeoutError, NoTimeout, TimeoutFor};
+pub use retry::retrying;
+pub use retry::retrying::Retrying;
+pub use retry::timeout::{AttemptTimeout, CanBlock, FromTimedOut, MakeTimeoutError, NoTimeout, TimeoutFor};
 pub use schedule::compose;
 
 /// The README's example compiles and runs as a doctest.
@@ -177,7 +355,38 @@ pub use schedule::compose;
 #[doc = include_str!("../../../README.md")]
 pub struct ReadmeDoctests;
 
-/// The guide's "Coming from ..." chapter: its examples compile and run.
+/// This crate's own README (its registry page): its example compiles and runs.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct CrateReadmeDoctests;
+
+/// The guide's Rust examples compile and run, chapter by chapter.
 #[cfg(all(doctest, feature = "std"))]
-#[doc = include_str!("../../../docs/coming-from.md")]
-pub struct ComingFromDoctests;
+mod guide {
+    /// "Coming from another library".
+    #[doc = include_str!("../../../docs/coming-from.md")]
+    pub struct ComingFrom;
+    /// "Strategies".
+    #[doc = include_str!("../../../docs/strategies.md")]
+    pub struct Strategies;
+    /// "The cap, and the interval mode".
+    #[doc = include_str!("../../../docs/cap.md")]
+    pub struct Cap;
+    /// "Presets".
+    #[doc = include_str!("../../../docs/presets.md")]
+    pub struct Presets;
+    /// "The retry decision".
+    #[doc = include_str!("../../../docs/retrying.md")]
+    pub struct Retrying;
+    /// "Budgets".
+    #[doc = include_str!("../../../docs/budgets.md")]
+    pub struct Budgets;
+    /// "gRPC with tonic".
+    #[cfg(feature = "tonic")]
+    #[doc = include_str!("../../../docs/grpc.md")]
+    pub struct Grpc;
+    /// "Metrics".
+    #[cfg(feature = "metrics")]
+    #[doc = include_str!("../../../docs/metrics.md")]
+    pub struct Metrics;
+}

@@ -1,4 +1,4 @@
-//! Randomness for jitter (SPEC section 5): a tiny generator trait so tests and
+//! Randomness for jitter: a tiny generator trait so tests and
 //! the simulator can inject their own, and a fast default that each schedule
 //! owns, so there is no lock and no shared state on the hot path.
 
@@ -29,7 +29,8 @@ impl<R: Rng + ?Sized> Rng for &mut R {
 /// BigCrush and PractRand, and is not cryptographic (jitter need not be).
 ///
 /// [`FastRng::from_entropy`] seeds each generator differently from OS entropy,
-/// so two clients never share a sequence (seed 001 warns about shared seeds);
+/// so two clients never share a sequence (a fleet seeded alike would retry
+/// in lockstep again, jitter or not);
 /// [`FastRng::seed`] makes a sequence reproducible.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FastRng {

@@ -7,12 +7,26 @@ use core::time::Duration;
 /// Waits, for the async driver. Any `Fn(Duration) -> impl Future<Output = ()>`
 /// is one, so any runtime's timer plugs in: `|d| async_io::Timer::after(d)`,
 /// `|d| tokio::time::sleep(d)`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a timer for the async driver",
+    label = "not a `Sleeper`",
+    note = "any `Fn(Duration) -> impl Future<Output = ()>` is one, such as `|d| tokio::time::sleep(d)`"
+)]
 pub trait Sleeper {
     /// The future that completes after the wait.
     type Sleep: Future<Output = ()>;
 
     /// Starts a wait of `delay`.
     fn sleep(&self, delay: Duration) -> Self::Sleep;
+
+    /// A timer that ends an attempt's time (its per-attempt timeout, or the
+    /// deadline) after `limit`; the attempt is cut if it has not ended by
+    /// then. The default is a [`sleep`](Sleeper::sleep); a sleeper that only
+    /// records its waits (`test_util::RecordingSleeper`) never fires it,
+    /// since its clock moves only when it sleeps.
+    fn cut_after(&self, limit: Duration) -> Self::Sleep {
+        self.sleep(limit)
+    }
 }
 
 impl<F, Fut> Sleeper for F
@@ -29,6 +43,11 @@ where
 }
 
 /// Waits, for the blocking driver. Any `Fn(Duration)` is one.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a timer for the blocking driver",
+    label = "not a `BlockingSleeper`",
+    note = "any `Fn(Duration)` is one, such as `std::thread::sleep`"
+)]
 pub trait BlockingSleeper {
     /// Blocks the thread for `delay`.
     fn sleep(&self, delay: Duration);
@@ -43,6 +62,11 @@ impl<F: Fn(Duration)> BlockingSleeper for F {
 
 /// A monotonic clock. Any `Fn() -> Duration` (the time since some fixed
 /// origin) is one.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a clock",
+    label = "not a `Clock`",
+    note = "any `Fn() -> Duration` (the time since a fixed origin) is one"
+)]
 pub trait Clock {
     /// A point in time on this clock.
     type Instant: Copy;

@@ -1,5 +1,5 @@
-//! Test support for users (seed 004's testing checklist): assert the number
-//! of attempts and every delay without sleeping. Feature `test-util`.
+//! Test support for users: assert the number of attempts, that the delays
+//! grow, and that permanent errors are not retried, without sleeping. Feature `test-util`.
 //!
 //! ```
 //! use std::time::Duration;
@@ -61,7 +61,9 @@ impl Clock for MockClock {
 
 /// A sleeper that records each delay and advances its [`MockClock`] instead
 /// of waiting. Works for the blocking and the async driver. Clones share the
-/// record and the clock.
+/// record and the clock. It never cuts an attempt (see
+/// [`Sleeper::cut_after`]): test per-attempt timeouts and deadline cuts on
+/// tokio's paused time.
 #[derive(Debug, Clone, Default)]
 pub struct RecordingSleeper {
     clock: MockClock,
@@ -107,10 +109,35 @@ impl BlockingSleeper for RecordingSleeper {
 }
 
 impl Sleeper for RecordingSleeper {
-    type Sleep = core::future::Ready<()>;
+    type Sleep = RecordedSleep;
 
     fn sleep(&self, delay: Duration) -> Self::Sleep {
         self.record(delay);
-        core::future::ready(())
+        RecordedSleep { done: true }
+    }
+
+    /// Never fires: the mock clock moves only when the sleeper sleeps, so
+    /// no attempt runs out of time. Test timeouts on tokio's paused time.
+    fn cut_after(&self, _: Duration) -> Self::Sleep {
+        RecordedSleep { done: false }
+    }
+}
+
+/// The wait of a [`RecordingSleeper`]: over at once (its clock has moved),
+/// or, as an attempt's time limit, never.
+#[derive(Debug)]
+pub struct RecordedSleep {
+    done: bool,
+}
+
+impl core::future::Future for RecordedSleep {
+    type Output = ();
+
+    fn poll(self: core::pin::Pin<&mut Self>, _: &mut core::task::Context<'_>) -> core::task::Poll<()> {
+        if self.done {
+            core::task::Poll::Ready(())
+        } else {
+            core::task::Poll::Pending
+        }
     }
 }

@@ -3,9 +3,10 @@
 //! - `schedules::properties`: every delay lies within `bounds()`, counts match
 //!   `max_attempts`, and the cap holds, for any valid parameters (proptest).
 //! - `schedules::distributions`: each jittered strategy draws from the
-//!   distribution SPEC section 2 documents (Kolmogorov-Smirnov, fixed seed).
-//! - `schedules::seeds`: the presets reproduce seed 002's and seed 004's tables
-//!   and SPEC section 4's values exactly.
+//!   distribution its formula documents (Kolmogorov-Smirnov, fixed seed).
+//! - `schedules::seeds`: the presets reproduce google-http-java-client's
+//!   table, the worked table of additive jitter and their published values
+//!   exactly.
 //! - `schedules::limits`: extreme parameters neither panic nor overflow, and
 //!   bad parameters are rejected naming the field.
 //! - `retry`: the blocking and async drivers: every stop reason, server hints
@@ -20,8 +21,10 @@
 //!   SDKs, gRPC, Polly, google-http-java-client, cenkalti/backoff).
 //! - `integrations`: the reqwest middleware and the tower layer against a real
 //!   HTTP server on 127.0.0.1 (flaky endpoints, server hints hostile or not,
-//!   idempotency, attempt timeouts, shared budgets), and configuration files
-//!   in TOML and JSON.
+//!   idempotency, attempt timeouts, shared budgets), gRPC calls through tonic
+//!   against a real gRPC server on 127.0.0.1 (status codes, pushbacks,
+//!   `grpc-timeout`, cut attempts, a shared retry throttle), and
+//!   configuration files in TOML and JSON.
 
 mod budget;
 mod integrations;

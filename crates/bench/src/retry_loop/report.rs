@@ -6,9 +6,9 @@ use std::fmt::Write as _;
 use super::{Driver, Info, Path, Role};
 use crate::harness::Timing;
 
-/// The most the blocking loop may add to a successful call, in ns (the issue's goal).
+/// The most the blocking loop may add to a successful call, in ns (the project's goal).
 pub const BLOCKING_GOAL_NS: f64 = 1.0;
-/// The most the async loop may add to a successful call, in ns (the issue's goal).
+/// The most the async loop may add to a successful call, in ns (the project's goal).
 pub const ASYNC_GOAL_NS: f64 = 10.0;
 
 /// One measured row.
@@ -43,7 +43,7 @@ impl Measured {
     }
 }
 
-/// A goal of the issue and whether staggered met it.
+/// A goal of the project and whether staggered met it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Goal {
     /// What the goal says.
@@ -56,7 +56,7 @@ pub struct Goal {
     pub exact: bool,
 }
 
-/// The issue's goals, judged on the staggered rows: overhead over bare on the
+/// The project's goals, judged on the staggered rows: overhead over bare on the
 /// success path (by median ns), and no allocation on any path.
 pub fn goals(rows: &[Measured]) -> Vec<Goal> {
     let mut goals = Vec::new();

@@ -8,6 +8,7 @@
 //! unit-tested beside its code. Only [`print()`] and [`write_atomically`]
 //! touch the outside world.
 
+mod axis;
 mod csv;
 mod markup;
 mod svg;
@@ -16,7 +17,7 @@ use std::ffi::OsString;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
+use anyhow::{anyhow, Context};
 use staggered_sim::view::Report;
 
 pub use svg::render as chart;
@@ -106,6 +107,26 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
     result
 }
 
+/// A `--plot` path: the chart is SVG only, and its directory must exist;
+/// better to say so before the work than after it.
+///
+/// # Errors
+/// Naming the path and what is wrong with it.
+pub fn check_plot_path(path: &Path) -> anyhow::Result<()> {
+    let is_svg = path.extension().is_some_and(|ext| ext.eq_ignore_ascii_case("svg"));
+    if !is_svg {
+        return Err(anyhow!("{} does not end in .svg: the chart is written as SVG", path.display()));
+    }
+    if path.is_dir() {
+        return Err(anyhow!("{} is a directory: name the chart's file", path.display()));
+    }
+    let dir = path.parent().filter(|dir| !dir.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    if !dir.is_dir() {
+        return Err(anyhow!("the directory {} does not exist", dir.display()));
+    }
+    Ok(())
+}
+
 /// A small report in every part, for the exporters' tests.
 #[cfg(test)]
 pub mod fixtures {
@@ -134,6 +155,18 @@ pub mod fixtures {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plot_paths_are_svg_in_an_existing_directory() {
+        assert!(check_plot_path(Path::new("chart.SVG")).is_ok());
+        assert!(check_plot_path(&std::env::temp_dir().join("chart.svg")).is_ok());
+        assert!(check_plot_path(Path::new("chart.png")).unwrap_err().to_string().contains(".svg"));
+        let missing = check_plot_path(Path::new("no/such/dir/chart.svg")).unwrap_err();
+        assert!(missing.to_string().contains("does not exist"), "{missing}");
+        let dir = tempfile::Builder::new().suffix(".svg").tempdir().unwrap();
+        let directory = check_plot_path(dir.path()).unwrap_err();
+        assert!(directory.to_string().ends_with(".svg is a directory: name the chart's file"), "{directory}");
+    }
 
     #[test]
     fn json_is_the_records_as_objects_unless_there_is_a_document() {

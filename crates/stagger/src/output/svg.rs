@@ -11,8 +11,11 @@ use std::ops::Range;
 use anyhow::anyhow;
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::coord::Shift;
+use plotters::element::DashedPathElement;
 use plotters::prelude::*;
-use staggered_sim::view::{Axis, Chart, Color as Tone, Layout, Line, Panel};
+use staggered_sim::view::{Band, Chart, Color as Tone, Dash, Layout, Line, Panel};
+
+use super::axis::{range, tick};
 
 /// The chart's width in pixels.
 pub const WIDTH: u32 = 1200;
@@ -31,6 +34,8 @@ const Y_LABEL_AREA: u32 = 72;
 const LABEL_FONT: u32 = 14;
 /// How opaque a shaded span is.
 const SHADE_OPACITY: f64 = 0.18;
+/// How opaque a band's boxes are: light enough for the lines over them.
+pub const BAND_OPACITY: f64 = 0.3;
 
 /// The series' colors, in order (Tableau 10), repeating past ten.
 pub const PALETTE: [RGBColor; 10] = [
@@ -60,7 +65,11 @@ struct Style {
 /// For a chart without panels, or if plotters cannot lay it out.
 pub fn render(chart: &Chart) -> anyhow::Result<String> {
     let n = chart.panels.len();
-    if n == 0 || chart.panels.iter().all(|panel| panel.lines.iter().all(|line| line.points.is_empty())) {
+    let empty = |panel: &Panel| {
+        panel.lines.iter().all(|line| line.points.is_empty())
+            && panel.bands.iter().all(|b| b.boxes.is_empty())
+    };
+    if n == 0 || chart.panels.iter().all(empty) {
         return Err(anyhow!("nothing to plot: the chart has no points"));
     }
     let mut svg = String::new();
@@ -100,23 +109,20 @@ fn stroke(color: Tone) -> ShapeStyle {
     }
 }
 
-/// The range of `axis`: as given, or fitted to `values` (from 0 on a linear
-/// scale, from half the smallest on a log one), never empty.
-fn range(axis: &Axis, values: impl Iterator<Item = f64> + Clone, from_zero: bool) -> Range<f64> {
-    if let Some((low, high)) = axis.range {
-        return low..high;
+/// A dashed pattern's dash and gap, in pixels; `None` for a solid line.
+fn dashes(dash: Dash) -> Option<(u32, u32)> {
+    match dash {
+        Dash::Solid => None,
+        Dash::Long => Some((10, 5)),
+        Dash::Short => Some((4, 4)),
+        Dash::Dotted => Some((2, 3)),
     }
-    let (min, max) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| (lo.min(v), hi.max(v)));
-    if axis.log {
-        let low = min.max(1.0);
-        low / 2.0..max.max(low * 2.0) * 1.25
-    } else if from_zero {
-        0.0..max.max(1.0) * 1.05
-    } else if max > min {
-        min..max
-    } else {
-        (min - 1.0).max(0.0)..max + 1.0
-    }
+}
+
+/// A band's fill, and the stroke around each of its boxes.
+fn band_style(band: &Band) -> (ShapeStyle, ShapeStyle) {
+    let color = PALETTE[band.color % PALETTE.len()];
+    (color.mix(BAND_OPACITY).filled(), color.mix(0.6).stroke_width(1))
 }
 
 /// Draws `panel` in `area`: axes, shades, lines and, with `legend` (the
@@ -129,8 +135,11 @@ fn draw(
     x_label: bool,
 ) -> anyhow::Result<()> {
     let points = || panel.lines.iter().flat_map(|line| line.points.iter().copied());
-    let x = range(&panel.x, points().map(|p| p.0), false);
-    let y = range(&panel.y, points().map(|p| p.1), true);
+    let boxes = || panel.bands.iter().flat_map(|band| band.boxes.iter());
+    let xs = points().map(|p| p.0).chain(boxes().flat_map(|b| [b.from, b.to]));
+    let ys = points().map(|p| p.1).chain(boxes().flat_map(|b| [b.low, b.high]));
+    let x = range(&panel.x, xs, false);
+    let y = range(&panel.y, ys, true);
     if panel.y.log {
         plot(area, panel, style, (x, y.clone(), (y.start..y.end).log_scale()), legend, x_label)
     } else {
@@ -163,8 +172,8 @@ where
         .configure_mesh()
         .x_desc(if x_label { panel.x.label.as_str() } else { "" })
         .y_desc(y_desc)
-        .x_label_formatter(&|x| format!("{x:.0}"))
-        .y_label_formatter(&|y| format!("{y:.0}"))
+        .x_label_formatter(&|value| tick(&panel.x, &x, *value))
+        .y_label_formatter(&|value| tick(&panel.y, &y, *value))
         .y_labels(if legend.is_some() { 10 } else { 5 })
         .label_style(("sans-serif", LABEL_FONT))
         .axis_desc_style(("sans-serif", LABEL_FONT + 2))
@@ -177,11 +186,32 @@ where
             color,
         )))?;
     }
+    for band in &panel.bands {
+        let (fill, edge) = band_style(band);
+        let corners = |b: &staggered_sim::view::BandBox| [(b.from, b.low), (b.to, b.high)];
+        let series = chart.draw_series(band.boxes.iter().map(|b| Rectangle::new(corners(b), fill)))?;
+        if legend.is_some() {
+            series
+                .label(&band.name)
+                .legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 24, y + 6)], fill));
+        }
+        chart.draw_series(band.boxes.iter().map(|b| Rectangle::new(corners(b), edge)))?;
+    }
     for line in &panel.lines {
         let stroke = stroke(line.color);
-        let series = chart.draw_series(LineSeries::new(line.points.iter().copied(), stroke))?;
+        let points = line.points.iter().copied();
+        let series = match dashes(line.dash) {
+            None => chart.draw_series(LineSeries::new(points, stroke))?,
+            Some((dash, gap)) => chart.draw_series(DashedLineSeries::new(points, dash, gap, stroke))?,
+        };
         if legend.is_some() {
-            series.label(&line.name).legend(move |(x, y)| PathElement::new([(x, y), (x + 24, y)], stroke));
+            let dash = dashes(line.dash);
+            series.label(&line.name).legend(move |(x, y)| match dash {
+                None => PathElement::new([(x, y), (x + 24, y)], stroke).into_dyn(),
+                Some((dash, gap)) => {
+                    DashedPathElement::new([(x, y), (x + 24, y)], dash, gap, stroke).into_dyn()
+                }
+            });
         }
         if line.markers {
             let fill = ShapeStyle { filled: true, stroke_width: 1, ..stroke };
@@ -261,21 +291,26 @@ fn corner(
 }
 
 /// The legend strip above stacked panels: a sample and a name for every
-/// line and shade of the panels, each name once; series first, then
-/// references, then shades.
+/// line, band and shade of the panels, each name once; series first, then
+/// references, then bands, then shades.
 fn strip(area: &DrawingArea<SVGBackend<'_>, Shift>, panels: &[Panel]) -> anyhow::Result<()> {
-    let mut entries: Vec<(&str, ShapeStyle)> = Vec::new();
+    // A name, its sample's style, and its dashes if it is a dashed line.
+    type Entry<'a> = (&'a str, ShapeStyle, Option<(u32, u32)>);
+    let mut entries: Vec<Entry<'_>> = Vec::new();
     let lines = panels.iter().flat_map(|panel| &panel.lines);
     let series = lines.clone().filter(|line| line.color != Tone::Reference);
     let references = lines.filter(|line| line.color == Tone::Reference);
     for line in series.chain(references) {
-        entries.push((&line.name, stroke(line.color)));
+        entries.push((&line.name, stroke(line.color), dashes(line.dash)));
+    }
+    for band in panels.iter().flat_map(|panel| &panel.bands) {
+        entries.push((&band.name, band_style(band).0, None));
     }
     for shade in panels.iter().flat_map(|panel| &panel.shades) {
-        entries.push((&shade.name, PALETTE[shade.color % PALETTE.len()].mix(SHADE_OPACITY).filled()));
+        entries.push((&shade.name, PALETTE[shade.color % PALETTE.len()].mix(SHADE_OPACITY).filled(), None));
     }
     let mut seen = Vec::new();
-    entries.retain(|(name, _)| {
+    entries.retain(|(name, _, _)| {
         !seen.contains(name) && {
             seen.push(*name);
             true
@@ -284,11 +319,13 @@ fn strip(area: &DrawingArea<SVGBackend<'_>, Shift>, panels: &[Panel]) -> anyhow:
     let y = (LEGEND_HEIGHT / 2) as i32;
     let mut x = (Y_LABEL_AREA + MARGIN) as i32;
     let font = ("sans-serif", LABEL_FONT).into_font();
-    for (name, style) in entries {
-        if style.filled {
-            area.draw(&Rectangle::new([(x, y - 7), (x + 24, y + 7)], style))?;
-        } else {
-            area.draw(&PathElement::new([(x, y), (x + 24, y)], style))?;
+    for (name, style, dash) in entries {
+        match dash {
+            _ if style.filled => area.draw(&Rectangle::new([(x, y - 7), (x + 24, y + 7)], style))?,
+            None => area.draw(&PathElement::new([(x, y), (x + 24, y)], style))?,
+            Some((dash, gap)) => {
+                area.draw(&DashedPathElement::new([(x, y), (x + 24, y)], dash, gap, style))?
+            }
         }
         area.draw(&Text::new(name, (x + 30, y - (LABEL_FONT / 2) as i32), font.clone()))?;
         x += 30 + (0.56 * f64::from(LABEL_FONT) * name.chars().count() as f64) as i32 + 28;
@@ -299,7 +336,7 @@ fn strip(area: &DrawingArea<SVGBackend<'_>, Shift>, panels: &[Panel]) -> anyhow:
 #[cfg(test)]
 mod tests {
     use super::*;
-    use staggered_sim::view::Shade;
+    use staggered_sim::view::{Axis, BandBox, Shade};
 
     /// Whether `svg` has a `<text>` element of exactly `text`.
     fn has_text(svg: &str, text: &str) -> bool {
@@ -311,7 +348,7 @@ mod tests {
     }
 
     fn line(name: &str, color: Tone, points: &[(f64, f64)], markers: bool) -> Line {
-        Line { name: name.to_owned(), points: points.to_vec(), color, markers }
+        Line { name: name.to_owned(), points: points.to_vec(), color, markers, dash: Dash::Solid }
     }
 
     fn panels(log: bool) -> Vec<Panel> {
@@ -320,7 +357,14 @@ mod tests {
             line("none", Tone::Series(0), &[(10.0, 25.0), (20.0, 90.0)], true),
             line("full", Tone::Series(1), &[(10.0, 16.0), (20.0, 10_000.0)], true),
         ];
-        vec![Panel { title: "Calls".into(), x: Axis::linear("clients (N)"), y, lines, shades: Vec::new() }]
+        vec![Panel {
+            title: "Calls".into(),
+            x: Axis::linear("clients (N)"),
+            y,
+            lines,
+            shades: Vec::new(),
+            bands: Vec::new(),
+        }]
     }
 
     #[test]
@@ -357,6 +401,36 @@ mod tests {
         }
         let shade = format!("opacity=\"{SHADE_OPACITY}\" fill=\"{}\"", hex(PALETTE[1]));
         assert_eq!(svg.matches(&shade).count(), 3, "a shade per panel and a legend sample");
+    }
+
+    #[test]
+    fn bands_are_light_boxes_and_dashed_lines_are_dashed() {
+        let mut panel = panels(false).remove(0);
+        panel.x = Axis::linear("retry").integers().over(0.5, 2.5);
+        panel.lines = vec![
+            line("median", Tone::Series(0), &[(1.0, 20.0), (2.0, 100.0)], true),
+            line("p99", Tone::Series(1), &[(1.0, 30.0), (2.0, 150.0)], false),
+        ];
+        panel.lines[1].dash = Dash::Dotted;
+        panel.bands.push(Band {
+            name: "range".into(),
+            color: 2,
+            boxes: vec![
+                BandBox { from: 0.8, to: 1.2, low: 0.0, high: 40.0 },
+                BandBox { from: 1.8, to: 2.2, low: 5.0, high: 200.0 },
+            ],
+        });
+        let svg = render(&Chart { layout: Layout::SideBySide, panels: vec![panel] }).unwrap();
+        let fill = format!("opacity=\"{BAND_OPACITY}\" fill=\"{}\"", hex(PALETTE[2]));
+        assert_eq!(svg.matches(&fill).count(), 3, "a box per retry and a legend sample");
+        assert!(has_text(&svg, "range"));
+        // The band's top is inside the y range: 200 (plus the margin) fits.
+        assert!(has_text(&svg, "200"), "the y axis reaches the band's top");
+        // The dotted line is drawn in many short segments, its legend too.
+        let dotted = format!("stroke=\"{}\"", hex(PALETTE[1]));
+        assert!(svg.matches(&dotted).count() > 10, "{}", svg.matches(&dotted).count());
+        // Retries are labelled 1 and 2, nothing between.
+        assert!(has_text(&svg, "1") && has_text(&svg, "2") && !has_text(&svg, "1.5"));
     }
 
     #[test]

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use super::codes::{self, ExitCodes};
 use super::log::LogFormat;
+use super::stdin::StdinMode;
 use crate::backoff_args::BackoffArgs;
 use crate::duration;
 
@@ -31,10 +32,10 @@ pub struct RunArgs {
     ///
     /// Accepted but ignored, with a warning: a `[budget]`, since a budget
     /// bounds the retries of many operations and one `stagger run` is one
-    /// operation; `limits.max_hint` and `limits.hint_jitter`, since a
-    /// command gives no server hints; HTTP `retry_statuses` and
-    /// `stop_statuses`. They are still checked, so a file shared with a
-    /// service is valid for both.
+    /// operation; and without --http-headers, `limits.max_hint`,
+    /// `limits.hint_jitter` and the HTTP `retry_statuses` and
+    /// `stop_statuses`, which only a server's response uses. They are still
+    /// checked, so a file shared with a service is valid for both.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
 
@@ -44,13 +45,14 @@ pub struct RunArgs {
 
     /// Seed for the jitter: the same seed gives the same delays [default:
     /// the file's schedule.seed, else from OS entropy].
-    #[arg(long, value_name = "S", allow_negative_numbers = true)]
+    #[arg(long, value_name = "S", value_parser = crate::numbers::seed, allow_negative_numbers = true)]
     pub seed: Option<u64>,
 
     /// The total time budget from the start of attempt 1, attempts
-    /// included: no retry waits past it, and a running attempt is stopped
-    /// there [default: the file's limits.deadline or schedule.deadline,
-    /// else the preset's, else none].
+    /// included: a running attempt is stopped there, and no wait ends past
+    /// it: when the next wait would, stagger gives up at once, saying how
+    /// long the wait was and how much time was left [default: the file's
+    /// limits.deadline or schedule.deadline, else the preset's, else none].
     #[arg(long, value_name = "DUR", value_parser = duration::parse, allow_hyphen_values = true)]
     pub deadline: Option<Duration>,
 
@@ -60,8 +62,10 @@ pub struct RunArgs {
     #[arg(long, value_name = "DUR", value_parser = duration::parse, allow_hyphen_values = true)]
     pub attempt_timeout: Option<Duration>,
 
-    /// The grace between SIGTERM and SIGKILL for an attempt stopped at its
-    /// time limit.
+    /// The grace between SIGTERM and SIGKILL: for an attempt stopped at its
+    /// time limit, for a command that has not ended on a cancelling signal
+    /// passed on to it, and for what a failed attempt left running in its
+    /// process group.
     #[arg(long, value_name = "DUR", value_parser = duration::parse, allow_hyphen_values = true, default_value = "2s")]
     pub kill_after: Duration,
 
@@ -73,22 +77,54 @@ pub struct RunArgs {
 
     /// Stop at once on these exit codes, and retry any other non-zero one.
     /// Same form as --retry-on-exit.
+    ///
+    /// Both lists classify a command killed by signal N as the status
+    /// 128+N (137 for SIGKILL). SIGPIPE (141), which means the reader of
+    /// the command's output has gone, stops unless --retry-on-exit names it.
     #[arg(long, value_name = "CODES", value_parser = codes::parse, allow_hyphen_values = true)]
     pub stop_on_exit: Option<ExitCodes>,
+
+    /// After each failed attempt, read the HTTP response the command wrote
+    /// to FILE (`curl -D FILE`) and retry by it: 4xx other than 408 and 429
+    /// stop, 408, 429 and 5xx are retried, waiting at least the server's
+    /// Retry-After. FILE is emptied before each attempt; an attempt that
+    /// left no response there is classified by its exit code.
+    #[arg(long, value_name = "FILE")]
+    pub http_headers: Option<PathBuf>,
+
+    /// The longest server hint (Retry-After) to wait for; a longer one
+    /// stops the retrying [default: the file's limits.max_hint, else the
+    /// schedule's largest delay (--cap) or one minute, whichever is longer].
+    #[arg(long, value_name = "DUR", value_parser = duration::parse, allow_hyphen_values = true, requires = "http_headers")]
+    pub max_hint: Option<Duration>,
+
+    /// What each attempt reads on its standard input: `inherit` (stagger's,
+    /// where the last attempt left it) or `replay` (all of stagger's
+    /// standard input, read before attempt 1, at most 64 MiB, to every
+    /// attempt).
+    #[arg(long, value_name = "MODE", value_enum, default_value_t = StdinMode::Inherit)]
+    pub stdin: StdinMode,
+
+    /// Leave running what a failed attempt started in the background in its
+    /// process group, instead of ending it (SIGTERM, then SIGKILL after
+    /// --kill-after) before the next attempt.
+    #[arg(long)]
+    pub keep_leftovers: bool,
 
     /// How to log retries on standard error: a line of text each, or a JSON
     /// object per line (`retry_attempt`, then `give_up` if it gives up).
     #[arg(long, value_name = "FORMAT", value_enum, default_value_t = LogFormat::Human)]
     pub log_format: LogFormat,
 
-    /// Log no retries and no give-up; errors still show.
+    /// Log no retries and no give-up, and show no countdown; errors still
+    /// show.
     #[arg(long, short)]
     pub quiet: bool,
 
     /// Run the command in stagger's process group, so that it can read the
     /// terminal. Then a time limit stops only its own process, not its
-    /// children, and of the signals stagger receives only SIGTERM is passed
-    /// on (the terminal signals the whole group itself).
+    /// children or leftovers, and of the signals stagger receives only
+    /// SIGTERM is passed on (the terminal signals the whole group itself).
     #[arg(long)]
     pub foreground: bool,
 
@@ -114,10 +150,16 @@ pub mod flag {
     pub const ATTEMPT_TIMEOUT: &str = "--attempt-timeout";
     /// `--retry-on-exit`
     pub const RETRY_ON_EXIT: &str = "--retry-on-exit";
+    /// `--http-headers`
+    pub const HTTP_HEADERS: &str = "--http-headers";
+    /// `--max-hint`
+    pub const MAX_HINT: &str = "--max-hint";
+    /// `--stdin`
+    pub const STDIN: &str = "--stdin";
 
     /// Every flag above.
     #[cfg(test)]
-    pub const ALL: [&str; 3] = [DEADLINE, ATTEMPT_TIMEOUT, RETRY_ON_EXIT];
+    pub const ALL: [&str; 6] = [DEADLINE, ATTEMPT_TIMEOUT, RETRY_ON_EXIT, HTTP_HEADERS, MAX_HINT, STDIN];
 }
 
 #[cfg(test)]

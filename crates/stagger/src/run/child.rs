@@ -1,12 +1,13 @@
 //! One attempt: start the command, wait for it, stop it at its time limit,
 //! and pass signals on to it.
 //!
-//! The command inherits `stagger`'s standard input, output and error, so its
-//! output streams through untouched. A thread blocks in `waitpid` and
-//! reports each state change as an [`Event`] on the channel that also
-//! carries the signals `stagger` receives; the attempt waits on that channel
-//! with the time limit as timeout, so a signal, the command's end and the
-//! limit are all handled at once, without polling.
+//! The command inherits `stagger`'s standard output and error, so its
+//! output streams through untouched, and its standard input (or, with
+//! `--stdin replay`, a pipe that replays it: [`spawn`]). A thread blocks in
+//! `waitpid` and reports each state change as an [`Event`] on the channel
+//! that also carries the signals `stagger` receives; the attempt waits on
+//! that channel with the next time limit as timeout, so a signal, the
+//! command's end and the limits are all handled at once, without polling.
 //!
 //! # Process group
 //!
@@ -29,45 +30,38 @@
 //! only the command's own process, and of the signals `stagger` receives
 //! only SIGTERM is passed on (see [`signals::forwarded_in_foreground`]).
 //!
-//! # Stopping an attempt at its time limit
+//! # Stopping an attempt
 //!
-//! SIGTERM (then SIGCONT, in case it was stopped) goes to the attempt; if it
-//! has not ended `kill_after` later, SIGKILL. Once its main process has
-//! ended, whatever is left of its process group gets SIGKILL at once.
+//! At its time limit, SIGTERM (then SIGCONT, in case it was stopped) goes to
+//! the attempt; if it has not ended `kill_after` later, SIGKILL. Once its
+//! main process has ended, whatever is left of its process group gets
+//! SIGKILL at once.
+//!
+//! A cancelling signal is passed on once; if the command has not ended
+//! `kill_after` later, or a second cancelling signal arrives first (a second
+//! Ctrl-C), it gets SIGKILL ([`Outcome::ForceKilled`]): a command that
+//! ignores SIGINT and SIGTERM cannot keep `stagger` waiting.
+//!
+//! A failed attempt that leaves processes in its group has them ended, as
+//! [`group`](super::group) says, before the next attempt starts; a
+//! successful one keeps what it started (`ssh -f`, a server started with
+//! `&`), since that is then the command's purpose.
 
-use std::ffi::OsString;
 use std::io;
-use std::os::unix::process::CommandExt;
-use std::process::Command;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use rustix::io::Errno;
-use rustix::process::{kill_process, kill_process_group, waitpid, Pid, Signal, WaitOptions};
+use rustix::process::{waitpid, Pid, Signal, WaitOptions};
 use signal_hook::consts::{SIGTTIN, SIGTTOU};
 
 use super::event::{Event, Termination};
+use super::group::{Isolation, Leftovers, Target};
 use super::outcome::{Outcome, TimeLimit};
 use super::signals;
-
-/// The command to run: a program and its arguments.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CommandLine {
-    /// The program, looked up in `PATH` unless it contains a `/`.
-    pub program: OsString,
-    /// Its arguments.
-    pub args: Vec<OsString>,
-}
-
-/// Where the command runs; see the [module docs](self).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Isolation {
-    /// In a process group of its own (the default).
-    ProcessGroup,
-    /// In `stagger`'s process group (`--foreground`).
-    Foreground,
-}
+use super::spawn::{self, CommandLine};
+use super::stdin::Replay;
 
 /// Why an attempt could not be made or followed.
 #[derive(Debug)]
@@ -78,46 +72,41 @@ pub enum AttemptError {
     Wait(io::Error),
 }
 
-/// How one attempt is run: where, how long, and how it is stopped.
+/// How one attempt is run: where, how long, how it is stopped, and what it
+/// reads.
 #[derive(Debug, Clone, Copy)]
-pub struct AttemptPlan {
+pub struct AttemptPlan<'a> {
     /// Where the command runs.
     pub isolation: Isolation,
     /// How long it may run, if there is a limit.
     pub limit: Option<TimeLimit>,
-    /// The time between SIGTERM and SIGKILL at the limit.
+    /// The time between SIGTERM and SIGKILL: at the limit, after a cancel,
+    /// and for the leftovers of a failed attempt.
     pub kill_after: Duration,
+    /// What becomes of processes a failed attempt leaves in its group.
+    pub leftovers: Leftovers,
+    /// The standard input to replay, if any; else `stagger`'s is inherited.
+    pub stdin: Option<&'a Replay>,
 }
 
-/// Where signals for the attempt go: its process group or its process.
-#[derive(Debug, Clone, Copy)]
-struct Target {
-    pid: Pid,
-    isolation: Isolation,
+/// What the attempt has been through so far, to say how it ended.
+#[derive(Debug, Default)]
+struct Stops {
+    /// The time limit ran out and SIGTERM was sent.
+    timed_out: bool,
+    /// The command stopped for the terminal (SIGTTIN or SIGTTOU), and was killed.
+    terminal_stop: Option<i32>,
+    /// The first cancelling signal `stagger` received.
+    cancel: Option<i32>,
+    /// SIGKILL was sent because of a cancel.
+    force_killed: bool,
 }
 
-impl Target {
-    /// Sends `signal`. A target that is gone already is not an error: it
-    /// ended between our decision and the signal.
-    fn signal(self, signal: Signal) {
-        let _ = match self.isolation {
-            Isolation::ProcessGroup => kill_process_group(self.pid, signal),
-            Isolation::Foreground => kill_process(self.pid, signal),
-        };
-    }
-
-    /// Sends the signal numbered `signal`, if the system knows it.
-    fn signal_raw(self, signal: i32) {
-        if let Some(signal) = Signal::from_named_raw(signal) {
-            self.signal(signal);
-        }
-    }
-
-    /// Kills what is left of the process group once its leader has ended.
-    fn kill_leftovers(self) {
-        if self.isolation == Isolation::ProcessGroup {
-            self.signal(Signal::KILL);
-        }
+/// The earlier of two optional instants.
+fn earliest(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
     }
 }
 
@@ -134,34 +123,27 @@ impl Target {
 /// [`AttemptError::Wait`] if waiting for it fails.
 pub fn run(
     command: &CommandLine,
-    plan: AttemptPlan,
+    plan: AttemptPlan<'_>,
     events: &Receiver<Event>,
     sender: &Sender<Event>,
     mut on_signal: impl FnMut(i32),
 ) -> Result<Outcome, AttemptError> {
-    let mut process = Command::new(&command.program);
-    process.args(&command.args);
-    if plan.isolation == Isolation::ProcessGroup {
-        process.process_group(0);
-    }
-    let child = process.spawn().map_err(AttemptError::Spawn)?;
+    let pid = spawn::start(command, plan.isolation, plan.stdin).map_err(AttemptError::Spawn)?;
     let started = Instant::now();
-    let target = Target { pid: Pid::from_child(&child), isolation: plan.isolation };
-    // The waiter thread reaps the child; std's handle must not wait too.
-    drop(child);
+    let target = Target::new(pid, plan.isolation);
     let waiter_events = sender.clone();
     if let Err(err) =
-        thread::Builder::new().name("stagger-wait".to_owned()).spawn(move || wait(target.pid, &waiter_events))
+        thread::Builder::new().name("stagger-wait".to_owned()).spawn(move || wait(pid, &waiter_events))
     {
         target.signal(Signal::KILL);
         return Err(AttemptError::Wait(err));
     }
 
-    let mut timed_out = false;
-    let mut terminal_stop = None;
-    let mut wake_at = plan.limit.and_then(|limit| started.checked_add(limit.after));
+    let mut stops = Stops::default();
+    let mut term_at = plan.limit.and_then(|limit| started.checked_add(limit.after));
+    let mut kill_at = None;
     loop {
-        let event = match wake_at {
+        let event = match earliest(term_at, kill_at) {
             Some(at) => match events.recv_timeout(at.saturating_duration_since(Instant::now())) {
                 Ok(event) => Some(event),
                 Err(RecvTimeoutError::Timeout) => None,
@@ -170,47 +152,75 @@ pub fn run(
             None => Some(events.recv().expect("the driver holds a sender")),
         };
         match event {
-            None if !timed_out => {
-                timed_out = true;
-                target.signal(Signal::TERM);
-                target.signal(Signal::CONT);
-                wake_at = Instant::now().checked_add(plan.kill_after);
+            None if kill_at.is_some_and(|at| at <= Instant::now()) => {
+                target.signal(Signal::KILL);
+                stops.force_killed |= !stops.timed_out;
+                (term_at, kill_at) = (None, None);
             }
             None => {
-                target.signal(Signal::KILL);
-                wake_at = None;
+                stops.timed_out = true;
+                target.signal(Signal::TERM);
+                target.signal(Signal::CONT);
+                term_at = None;
+                kill_at = earliest(kill_at, Instant::now().checked_add(plan.kill_after));
             }
             Some(Event::Ended(termination)) => {
-                if timed_out || terminal_stop.is_some() {
+                let outcome = outcome(&stops, plan.limit, termination);
+                if stops.timed_out || stops.terminal_stop.is_some() || stops.force_killed {
                     target.kill_leftovers();
+                } else if outcome != Outcome::Exited(0) && plan.leftovers == Leftovers::End {
+                    target.end_leftovers(plan.kill_after, events, &mut on_signal);
                 }
-                return Ok(match (terminal_stop, plan.limit) {
-                    (Some(signal), _) => Outcome::TerminalStop(signal),
-                    (None, Some(limit)) if timed_out => Outcome::TimedOut(limit),
-                    _ => match termination {
-                        Termination::Exited(code) => Outcome::Exited(code),
-                        Termination::Signaled(signal) => Outcome::Signaled(signal),
-                    },
-                });
+                return Ok(outcome);
             }
             Some(Event::Stopped(signal)) => {
                 let reads_terminal = signal == SIGTTIN || signal == SIGTTOU;
-                if reads_terminal && plan.isolation == Isolation::ProcessGroup && terminal_stop.is_none() {
-                    terminal_stop = Some(signal);
+                if reads_terminal
+                    && plan.isolation == Isolation::ProcessGroup
+                    && stops.terminal_stop.is_none()
+                {
+                    stops.terminal_stop = Some(signal);
                     target.signal(Signal::KILL);
                 }
             }
             Some(Event::Signal(signal)) => {
                 on_signal(signal);
+                if stops.cancel.is_some() {
+                    // A second cancel: no more waiting.
+                    target.signal(Signal::KILL);
+                    stops.force_killed |= !stops.timed_out;
+                    (term_at, kill_at) = (None, None);
+                    continue;
+                }
+                stops.cancel = Some(signal);
                 if plan.isolation == Isolation::ProcessGroup || signals::forwarded_in_foreground(signal) {
                     target.signal_raw(signal);
                 }
+                kill_at = earliest(kill_at, Instant::now().checked_add(plan.kill_after));
             }
             Some(Event::WaitFailed(err)) => {
                 target.signal(Signal::KILL);
                 return Err(AttemptError::Wait(err));
             }
         }
+    }
+}
+
+/// How the attempt ended, given what it went through: a terminal stop, our
+/// time limit and our forced kill explain its end before its own status does.
+fn outcome(stops: &Stops, limit: Option<TimeLimit>, termination: Termination) -> Outcome {
+    match (stops.terminal_stop, limit, stops.cancel) {
+        (Some(signal), _, _) => Outcome::TerminalStop(signal),
+        (None, Some(limit), _) if stops.timed_out => Outcome::TimedOut(limit),
+        (None, _, Some(cancel))
+            if stops.force_killed && termination == Termination::Signaled(Signal::KILL.as_raw()) =>
+        {
+            Outcome::ForceKilled(cancel)
+        }
+        _ => match termination {
+            Termination::Exited(code) => Outcome::Exited(code),
+            Termination::Signaled(signal) => Outcome::Signaled(signal),
+        },
     }
 }
 

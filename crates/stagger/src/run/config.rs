@@ -13,12 +13,15 @@ use std::time::Duration;
 
 use anyhow::anyhow;
 use staggered::config::{ClassificationConfig, RetryConfig};
-use staggered::{Backoff, Limits};
+use staggered::{Backoff, Limits, SERVICE_MAX_HINT};
 
 use super::args::{flag, RunArgs};
-use super::child::{CommandLine, Isolation};
 use super::file;
+use super::group::{Isolation, Leftovers};
+use super::http::HeaderDump;
 use super::log::LogFormat;
+use super::spawn::CommandLine;
+use super::stdin::StdinMode;
 use crate::exit::UsageError;
 
 /// A validated `stagger run` invocation.
@@ -28,9 +31,13 @@ pub struct RunConfig {
     /// the seed (`--seed`, else `schedule.seed`) if the delays are to be
     /// reproducible.
     pub backoff: Backoff,
-    /// max_attempts (the schedule's) and the deadline (`--deadline`, else
-    /// `limits.deadline`, else the schedule's), for the retry decision.
+    /// max_attempts (the schedule's), the deadline (`--deadline`, else
+    /// `limits.deadline`, else the schedule's) and the hint limits
+    /// (`--max-hint`, else `limits.max_hint`, else the largest delay, at
+    /// least a minute with `--http-headers`), for the retry decision.
     pub limits: Limits,
+    /// The seed of the jitter added to server hints: the schedule's, if set.
+    pub hint_seed: Option<u64>,
     /// `--attempt-timeout`, else `limits.attempt_timeout`.
     pub attempt_timeout: Option<Duration>,
     /// `--kill-after`.
@@ -38,6 +45,13 @@ pub struct RunConfig {
     /// Which exit codes are retried: `--retry-on-exit` or `--stop-on-exit`,
     /// else the file's `retry_exit_codes` and `stop_exit_codes`.
     pub classification: ClassificationConfig,
+    /// `--http-headers`: where the command writes its HTTP responses, and
+    /// how they are classified (the file's status lists).
+    pub http: Option<HeaderDump>,
+    /// `--stdin`.
+    pub stdin: StdinMode,
+    /// `--keep-leftovers`.
+    pub leftovers: Leftovers,
     /// The log format.
     pub log_format: LogFormat,
     /// Whether retries go unlogged.
@@ -59,7 +73,7 @@ impl RunConfig {
     pub fn from_args(args: &RunArgs) -> anyhow::Result<Self> {
         let (mut config, mut warnings) = match &args.config {
             Some(path) => {
-                let file = file::load(path)?;
+                let file = file::load(path, args.http_headers.is_some())?;
                 (file.config, file.warnings)
             }
             None => (RetryConfig::default(), Vec::new()),
@@ -79,6 +93,9 @@ impl RunConfig {
         if args.attempt_timeout.is_some() {
             config.limits.attempt_timeout = args.attempt_timeout;
         }
+        if args.max_hint.is_some() {
+            config.limits.max_hint = args.max_hint;
+        }
         // Either option replaces both of the file's lists: together they are
         // one rule, and the two options cannot be combined either.
         let classification = &mut config.classification;
@@ -90,6 +107,21 @@ impl RunConfig {
             classification.retry_exit_codes.clear();
         }
         let limits = config.limits().map_err(|err| blame(err.into(), path))?;
+        let http = match &args.http_headers {
+            Some(file) => {
+                let dump = HeaderDump::new(file.clone(), config.classification.http());
+                dump.check()
+                    .map_err(|message| anyhow!(message).context(UsageError::option(flag::HTTP_HEADERS)))?;
+                Some(dump)
+            }
+            None => None,
+        };
+        // A command that speaks HTTP gets the HTTP integrations' default:
+        // servers ask for seconds to a minute, whatever the schedule's cap.
+        let limits = match (&http, config.limits.max_hint) {
+            (Some(_), None) => limits.with_max_hint(limits.max_hint.map(|max| max.max(SERVICE_MAX_HINT))),
+            _ => limits,
+        };
 
         warnings.extend(args.backoff.warnings(&backoff));
         if let Some(codes) = args.retry_on_exit {
@@ -108,9 +140,13 @@ impl RunConfig {
         Ok(RunConfig {
             backoff,
             limits,
+            hint_seed: config.schedule.seed,
             attempt_timeout: config.attempt_timeout(),
             kill_after: args.kill_after,
             classification: config.classification,
+            http,
+            stdin: args.stdin,
+            leftovers: if args.keep_leftovers { Leftovers::Keep } else { Leftovers::End },
             log_format: args.log_format,
             quiet: args.quiet,
             isolation: if args.foreground { Isolation::Foreground } else { Isolation::ProcessGroup },
@@ -331,9 +367,9 @@ mod tests {
         let c = with_file("r.toml", file, &[]).unwrap();
         assert_eq!(c.warnings.len(), 3, "{:?}", c.warnings);
         assert!(c.warnings[0].ends_with("r.toml: budget is ignored: a budget bounds the retries of many operations, and one stagger run is one operation"));
-        assert!(
-            c.warnings[1].ends_with("r.toml: limits.max_hint has no effect: a command gives no server hints")
-        );
+        assert!(c.warnings[1].ends_with(
+            "r.toml: limits.max_hint has no effect without --http-headers: a command gives no server hints"
+        ));
         assert!(c.warnings[2].contains("classification.stop_statuses has no effect"));
         let c = with_file("r.toml", "[schedule]\nmax_attempts = \"unlimited\"\n", &[]).unwrap();
         assert_eq!(c.warnings, ["no max_attempts and no deadline: the command is retried until it succeeds or stagger is stopped"]);
@@ -341,6 +377,42 @@ mod tests {
             .unwrap()
             .warnings
             .is_empty());
+    }
+
+    #[test]
+    fn http_headers_bring_the_hint_limits_and_status_lists_into_play() {
+        let dir = tempfile::tempdir().unwrap();
+        let headers = dir.path().join("headers");
+        let headers = headers.to_str().unwrap();
+        let file = "[limits]\nmax_hint = \"2m\"\nhint_jitter = 0\n[classification]\nretry_statuses = [409]\n";
+        let c = with_file("r.toml", file, &["--http-headers", headers, "--seed", "7"]).unwrap();
+        assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+        assert_eq!((c.limits.max_hint, c.limits.hint_jitter), (Some(Duration::from_secs(120)), 0.0));
+        assert_eq!(c.hint_seed, Some(7));
+        let http = c.http.expect("--http-headers");
+        assert_eq!(http.path(), std::path::Path::new(headers));
+        assert_eq!(
+            http,
+            HeaderDump::new(headers.into(), staggered::http::ClassifyHttp::new().with_retry_status(409))
+        );
+        // --max-hint wins over the file; without either, the largest delay
+        // or a minute, whichever is longer, as the HTTP integrations do.
+        let c = with_file("r.toml", file, &["--http-headers", headers, "--max-hint", "5s"]).unwrap();
+        assert_eq!(c.limits.max_hint, Some(Duration::from_secs(5)));
+        let c = config(&["--cap", "7s", "--http-headers", headers, "--", "true"]).unwrap();
+        assert_eq!(c.limits.max_hint, Some(Duration::from_secs(60)));
+        let c = config(&["--cap", "2m", "--http-headers", headers, "--", "true"]).unwrap();
+        assert_eq!(c.limits.max_hint, Some(Duration::from_secs(120)));
+        // Without --http-headers, the same file is warned about.
+        assert_eq!(with_file("r.toml", file, &[]).unwrap().warnings.len(), 3);
+    }
+
+    #[test]
+    fn stdin_and_leftovers_default_to_inherit_and_end() {
+        let c = config(&["--", "true"]).unwrap();
+        assert_eq!((c.stdin, c.leftovers, c.http), (StdinMode::Inherit, Leftovers::End, None));
+        let c = config(&["--stdin", "replay", "--keep-leftovers", "--", "true"]).unwrap();
+        assert_eq!((c.stdin, c.leftovers), (StdinMode::Replay, Leftovers::Keep));
     }
 
     #[test]

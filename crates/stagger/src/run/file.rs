@@ -40,18 +40,21 @@ impl Format {
     }
 }
 
-/// Reads, parses and checks the file at `path`.
+/// Reads, parses and checks the file at `path`; `speaks_http` says whether
+/// `--http-headers` gives the run server responses, which the hint limits
+/// and the status lists apply to.
 ///
 /// # Errors
 /// A [`UsageError`] blaming the file, such as
 /// `retry.toml: schedule.multiplier: invalid multiplier 0.5: must be at least 1`
 /// or `retry.toml: No such file or directory (os error 2)`.
-pub fn load(path: &Path) -> anyhow::Result<ConfigFile> {
+pub fn load(path: &Path, speaks_http: bool) -> anyhow::Result<ConfigFile> {
     let blame = |err: anyhow::Error| err.context(UsageError::file(path));
     let text = std::fs::read_to_string(path).map_err(|err| blame(err.into()))?;
     let config = parse(&text, Format::of(path)).map_err(blame)?;
     check(&config).map_err(|message| blame(anyhow!(message)))?;
-    let warnings = ignored(&config).into_iter().map(|note| format!("{}: {note}", path.display())).collect();
+    let warnings =
+        ignored(&config, speaks_http).into_iter().map(|note| format!("{}: {note}", path.display())).collect();
     Ok(ConfigFile { config, warnings })
 }
 
@@ -100,8 +103,9 @@ fn check(config: &RetryConfig) -> Result<(), String> {
 }
 
 /// What in `config` is valid but changes nothing for `stagger run`, so
-/// that nobody believes it does.
-fn ignored(config: &RetryConfig) -> Vec<String> {
+/// that nobody believes it does: the budget, and without server responses
+/// (`speaks_http`) what only they use.
+fn ignored(config: &RetryConfig, speaks_http: bool) -> Vec<String> {
     let mut notes = Vec::new();
     if config.budget.is_some() {
         notes.push(
@@ -110,12 +114,17 @@ fn ignored(config: &RetryConfig) -> Vec<String> {
                 .to_owned(),
         );
     }
+    if speaks_http {
+        return notes;
+    }
     let limits = &config.limits;
     for (field, set) in
         [("limits.max_hint", limits.max_hint.is_some()), ("limits.hint_jitter", limits.hint_jitter.is_some())]
     {
         if set {
-            notes.push(format!("{field} has no effect: a command gives no server hints"));
+            notes.push(format!(
+                "{field} has no effect without --http-headers: a command gives no server hints"
+            ));
         }
     }
     let classification = &config.classification;
@@ -124,7 +133,8 @@ fn ignored(config: &RetryConfig) -> Vec<String> {
     {
         if !list.is_empty() {
             notes.push(format!(
-                "classification.{field} has no effect: stagger run classifies exit codes, not HTTP statuses"
+                "classification.{field} has no effect without --http-headers: stagger run classifies exit \
+                 codes, not HTTP statuses"
             ));
         }
     }
@@ -163,7 +173,10 @@ mod tests {
     #[test]
     fn without_an_extension_the_error_is_that_of_the_format_the_text_is_in() {
         let err = parse("[schedule]\nmultiplier = 0.5\n", Format::Either).unwrap_err();
-        assert_eq!(err.to_string(), "schedule.multiplier: invalid multiplier 0.5: must be at least 1");
+        assert_eq!(
+            err.to_string(),
+            "schedule.multiplier: invalid multiplier 0.5: must be at least 1 at line 2 column 14"
+        );
         let err = parse(r#"{"schedule": {"retries": 3}}"#, Format::Either).unwrap_err();
         assert!(err.to_string().starts_with("schedule.retries: unknown field `retries`"), "{err}");
         let err = parse("garbage {{", Format::Either).unwrap_err().to_string();
@@ -179,18 +192,19 @@ mod tests {
     fn errors_start_with_the_path_and_exit_2() {
         let dir = tempfile::tempdir().unwrap();
         let missing = dir.path().join("missing.toml");
-        let err = load(&missing).unwrap_err();
+        let err = load(&missing, false).unwrap_err();
         assert_eq!(Exit::of_error(&err), Exit::Usage);
         assert!(format!("{err:#}").starts_with(&format!("{}: ", missing.display())), "{err:#}");
 
         let bad = dir.path().join("bad.json");
         std::fs::write(&bad, r#"{"classification": {"stop_exit_codes": [1, 256]}}"#).unwrap();
-        let err = load(&bad).unwrap_err();
+        let err = load(&bad, false).unwrap_err();
         assert_eq!(Exit::of_error(&err), Exit::Usage);
         assert_eq!(
             format!("{err:#}"),
             format!(
-                "{}: classification.stop_exit_codes[1]: invalid exit code 256: must be between 1 and 255",
+                "{}: classification.stop_exit_codes[1]: invalid exit code 256: must be between 1 and 255 \
+                 at line 1 column 46",
                 bad.display()
             )
         );
@@ -215,11 +229,18 @@ mod tests {
              [budget]\nkind = \"throttle\"\n",
         )
         .unwrap();
-        let notes = ignored(&config);
+        let notes = ignored(&config, false);
         assert_eq!(notes.len(), 3, "{notes:?}");
         assert!(notes[0].starts_with("budget is ignored"));
-        assert_eq!(notes[1], "limits.hint_jitter has no effect: a command gives no server hints");
-        assert!(notes[2].starts_with("classification.retry_statuses has no effect"));
-        assert!(ignored(&RetryConfig::from_toml_str(TOML).unwrap()).is_empty());
+        assert_eq!(
+            notes[1],
+            "limits.hint_jitter has no effect without --http-headers: a command gives no server hints"
+        );
+        assert!(notes[2].starts_with("classification.retry_statuses has no effect without --http-headers"));
+        assert!(ignored(&RetryConfig::from_toml_str(TOML).unwrap(), false).is_empty());
+        // With server responses, only the budget is left out.
+        let notes = ignored(&config, true);
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].starts_with("budget is ignored"));
     }
 }

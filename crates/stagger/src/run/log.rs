@@ -1,14 +1,17 @@
 //! The lines `stagger run` writes to standard error about its retries: one
 //! per retry and one on giving up, as text for a person or as one JSON
-//! object per line with seed 004's fields (`event: "retry_attempt"`,
-//! `attempt`, `max_attempts`, `delay_ms`, `error_type`, `error_message`,
-//! `timestamp`). The formatters are pure: the caller passes the time.
+//! object per line (`event: "retry_attempt"`, `attempt`, `max_attempts`,
+//! `delay_ms`, `error_type`, `error_message`, `timestamp`, the fields of the
+//! library's `tracing` events); in JSON a last line sums the run up
+//! ([`super::summary`]). The formatters are pure: the caller passes the
+//! time.
 
 use std::time::{Duration, SystemTime};
 
 use serde::Serialize;
-use staggered::{ErrorKind, StopReason};
+use staggered::{ErrorKind, Hint, StopReason};
 
+use super::http::Response;
 use super::outcome::Outcome;
 use super::signals;
 use crate::duration;
@@ -33,6 +36,8 @@ pub struct RetryRecord<'a> {
     pub delay: Duration,
     /// How the attempt ended.
     pub outcome: &'a Outcome,
+    /// The HTTP response it left (`--http-headers`), if any.
+    pub response: Option<&'a Response>,
     /// How the decision classified it.
     pub kind: ErrorKind,
     /// The time since attempt 1 started.
@@ -52,14 +57,30 @@ pub struct GiveUpRecord<'a> {
     pub reason: StopReason,
     /// How the last attempt ended.
     pub outcome: &'a Outcome,
+    /// The HTTP response the last attempt left (`--http-headers`), if any.
+    pub response: Option<&'a Response>,
     /// The signal that cancelled the run, if one did.
     pub signal: Option<i32>,
+    /// The wait that was chosen and refused because it would end at or
+    /// past the deadline, with the time that was left.
+    pub refused: Option<Refused>,
+    /// The longest server hint allowed, for a hint that was longer.
+    pub max_hint: Option<Duration>,
     /// The status `stagger` exits with.
     pub exit_code: u8,
     /// The time since attempt 1 started.
     pub elapsed: Duration,
     /// When the line is written.
     pub timestamp: SystemTime,
+}
+
+/// A wait the decision refused for the deadline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Refused {
+    /// The wait before the next attempt, as drawn (or set by a hint).
+    pub wait: Duration,
+    /// The time that was left before the deadline.
+    pub time_left: Duration,
 }
 
 /// The JSON object of a retry.
@@ -73,6 +94,10 @@ struct RetryJson<'a> {
     error_message: &'a str,
     error_kind: &'static str,
     exit_code: u8,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    http_status: Option<u16>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hint_ms: Option<u64>,
     elapsed_ms: u64,
     timestamp: String,
 }
@@ -89,13 +114,22 @@ struct GiveUpJson<'a> {
     exit_code: u8,
     #[serde(skip_serializing_if = "Option::is_none")]
     signal: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    http_status: Option<u16>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hint_ms: Option<u64>,
+    /// For the deadline: the wait refused and the time that was left.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    refused_delay_ms: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    time_left_ms: Option<u64>,
     elapsed_ms: u64,
     timestamp: String,
 }
 
 /// The line for a retry, without the newline.
 pub fn retry_line(format: LogFormat, record: &RetryRecord<'_>) -> String {
-    let message = record.outcome.message();
+    let message = message(record.outcome, record.response);
     match format {
         LogFormat::Human => format!(
             "stagger: {} failed ({message}); retrying in {}",
@@ -111,6 +145,8 @@ pub fn retry_line(format: LogFormat, record: &RetryRecord<'_>) -> String {
             error_message: &message,
             error_kind: record.kind.name(),
             exit_code: record.outcome.exit_code(),
+            http_status: record.response.map(|response| response.status),
+            hint_ms: hint_ms(record.response),
             elapsed_ms: millis(record.elapsed),
             timestamp: timestamp(record.timestamp),
         }),
@@ -119,13 +155,10 @@ pub fn retry_line(format: LogFormat, record: &RetryRecord<'_>) -> String {
 
 /// The line for giving up, without the newline.
 pub fn give_up_line(format: LogFormat, record: &GiveUpRecord<'_>) -> String {
-    let message = record.outcome.message();
+    let message = message(record.outcome, record.response);
     match format {
         LogFormat::Human => {
-            let reason = match (record.reason, record.signal) {
-                (StopReason::Cancelled, Some(signal)) => format!("cancelled by {}", signals::name(signal)),
-                (reason, _) => reason.to_string(),
-            };
+            let reason = reason(record);
             format!(
                 "stagger: {} failed ({message}); giving up: {reason}",
                 attempt_of(record.attempt, record.max_attempts)
@@ -140,9 +173,56 @@ pub fn give_up_line(format: LogFormat, record: &GiveUpRecord<'_>) -> String {
             error_message: &message,
             exit_code: record.exit_code,
             signal: record.signal.map(signals::name),
+            http_status: record.response.map(|response| response.status),
+            hint_ms: hint_ms(record.response),
+            refused_delay_ms: record.refused.map(|refused| millis(refused.wait)),
+            time_left_ms: record.refused.map(|refused| millis(refused.time_left)),
             elapsed_ms: millis(record.elapsed),
             timestamp: timestamp(record.timestamp),
         }),
+    }
+}
+
+/// How the attempt ended: `exit code 22, HTTP 503 Service Unavailable`.
+fn message(outcome: &Outcome, response: Option<&Response>) -> String {
+    match response {
+        Some(response) => format!("{}, {}", outcome.message(), response.describe()),
+        None => outcome.message(),
+    }
+}
+
+/// Why the retrying stopped, in words: the library's, with what the
+/// record knows added (the signal, the refused wait, the hint).
+fn reason(record: &GiveUpRecord<'_>) -> String {
+    let format = |d| duration::format_significant(d, 4);
+    match (record.reason, record.signal, record.refused) {
+        (StopReason::Cancelled, Some(signal), _) => format!("cancelled by {}", signals::name(signal)),
+        (StopReason::Deadline, _, Some(Refused { wait, time_left })) if !time_left.is_zero() => format!(
+            "the next wait, {}, would end past the deadline, which is {} away",
+            format(wait),
+            format(time_left)
+        ),
+        (StopReason::HintTooLong, _, _) => {
+            match (record.response.and_then(Response::hint), record.max_hint) {
+                (Some(Hint::After(hint)), Some(max)) => format!(
+                    "the server asked to wait {}, longer than {} allows ({})",
+                    format(hint),
+                    super::args::flag::MAX_HINT,
+                    format(max)
+                ),
+                (Some(Hint::Never), _) => "the server said not to retry".to_owned(),
+                _ => record.reason.to_string(),
+            }
+        }
+        (reason, _, _) => reason.to_string(),
+    }
+}
+
+/// A response's hint in whole milliseconds, if it is a wait.
+fn hint_ms(response: Option<&Response>) -> Option<u64> {
+    match response?.hint()? {
+        Hint::After(wait) => Some(millis(wait)),
+        Hint::Never => None,
     }
 }
 
@@ -155,18 +235,18 @@ fn attempt_of(attempt: u32, max_attempts: Option<u32>) -> String {
 }
 
 /// Whole milliseconds, as the library's `tracing` events count them.
-fn millis(d: Duration) -> u64 {
+pub(super) fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
 /// RFC 3339 in UTC with milliseconds, as JavaScript's `toISOString()`
-/// writes it in seed 004: `2024-05-01T12:00:00.123Z`.
-fn timestamp(time: SystemTime) -> String {
+/// writes it: `2024-05-01T12:00:00.123Z`.
+pub(super) fn timestamp(time: SystemTime) -> String {
     humantime::format_rfc3339_millis(time).to_string()
 }
 
 /// One line of JSON. Serializing these plain structs cannot fail.
-fn json(value: &impl Serialize) -> String {
+pub(super) fn json(value: &impl Serialize) -> String {
     serde_json::to_string(value).expect("log records serialize")
 }
 
@@ -189,6 +269,7 @@ mod tests {
             max_attempts,
             delay: Duration::from_micros(1_234_567),
             outcome,
+            response: None,
             kind: ErrorKind::Transient,
             elapsed: 42 * MS,
             timestamp: noon(),
@@ -201,7 +282,10 @@ mod tests {
             max_attempts: Some(3),
             reason,
             outcome,
+            response: None,
             signal,
+            refused: None,
+            max_hint: None,
             exit_code: 3,
             elapsed: 1500 * MS,
             timestamp: noon(),
@@ -222,7 +306,7 @@ mod tests {
     }
 
     #[test]
-    fn json_retry_lines_carry_seed_004_fields() {
+    fn json_retry_lines_carry_the_tracing_fields() {
         let line = retry_line(LogFormat::Json, &retry(&Outcome::Signaled(9), Some(5)));
         assert!(!line.contains('\n'));
         let value: Value = serde_json::from_str(&line).unwrap();
@@ -288,5 +372,59 @@ mod tests {
         let value: Value = serde_json::from_str(&line).unwrap();
         assert_eq!(value["signal"], "SIGTERM");
         assert_eq!(value["reason"], "cancelled");
+    }
+
+    #[test]
+    fn a_deadline_give_up_states_the_wait_and_the_time_left() {
+        let outcome = Outcome::Exited(1);
+        let mut record = give_up(&outcome, StopReason::Deadline, None);
+        record.refused =
+            Some(Refused { wait: Duration::from_millis(8213), time_left: Duration::from_secs(6) });
+        assert_eq!(
+            give_up_line(LogFormat::Human, &record),
+            "stagger: attempt 3/3 failed (exit code 1); giving up: the next wait, 8.213s, would end past the \
+             deadline, which is 6s away"
+        );
+        let value: Value = serde_json::from_str(&give_up_line(LogFormat::Json, &record)).unwrap();
+        assert_eq!(
+            (value["refused_delay_ms"].clone(), value["time_left_ms"].clone()),
+            (json!(8213), json!(6000))
+        );
+        // Nothing left: the library's words are true as they stand.
+        record.refused = Some(Refused { wait: Duration::from_secs(1), time_left: Duration::ZERO });
+        assert!(
+            give_up_line(LogFormat::Human, &record).ends_with("giving up: no time left before the deadline")
+        );
+    }
+
+    #[test]
+    fn http_responses_are_named_with_their_hint() {
+        let outcome = Outcome::Exited(22);
+        let throttled = Response {
+            status: 429,
+            reason: "Too Many Requests".to_owned(),
+            failure: Some(staggered::Failure::THROTTLED.with_hint(Hint::After(Duration::from_secs(60)))),
+        };
+        let mut record = retry(&outcome, Some(5));
+        record.response = Some(&throttled);
+        assert_eq!(
+            retry_line(LogFormat::Human, &record),
+            "stagger: attempt 1/5 failed (exit code 22, HTTP 429 Too Many Requests, server asked for 1m); \
+             retrying in 1.235s"
+        );
+        let value: Value = serde_json::from_str(&retry_line(LogFormat::Json, &record)).unwrap();
+        assert_eq!((value["http_status"].clone(), value["hint_ms"].clone()), (json!(429), json!(60_000)));
+        let mut record = give_up(&outcome, StopReason::HintTooLong, None);
+        record.response = Some(&throttled);
+        record.max_hint = Some(Duration::from_secs(30));
+        assert!(
+            give_up_line(LogFormat::Human, &record)
+                .ends_with("giving up: the server asked to wait 1m, longer than --max-hint allows (30s)"),
+            "{}",
+            give_up_line(LogFormat::Human, &record)
+        );
+        let plain: Value =
+            serde_json::from_str(&retry_line(LogFormat::Json, &retry(&outcome, None))).unwrap();
+        assert!(plain.get("http_status").is_none() && plain.get("hint_ms").is_none());
     }
 }

@@ -1,11 +1,23 @@
 //! How one attempt ended, what the retry decision is told about it
 //! ([`Outcome::failure`]), and how logs and the exit code describe it. Pure:
 //! no process is touched here.
+//!
+//! # A signal death reads as its status
+//!
+//! A command killed by signal N has the status 128+N, as a shell reports
+//! it, and the exit-code lists classify that status like any exit code:
+//! `--retry-on-exit 1` stops on a SIGKILL (137), `--stop-on-exit 137` stops
+//! on it, and with neither it is retried. One status stops by default:
+//! [`BROKEN_PIPE`] (141, SIGPIPE, whether the command died of it or a shell
+//! reports it as its exit code). It means the reader of the command's
+//! output has gone (`stagger run -- seq 1000000 | head`), and a new attempt
+//! would write to the same closed pipe. `--retry-on-exit` naming 141 retries
+//! it after all.
 
 use std::time::Duration;
 
 use staggered::config::ClassificationConfig;
-use staggered::Failure;
+use staggered::{ErrorKind, Failure};
 
 use super::signals;
 use crate::duration;
@@ -58,28 +70,55 @@ pub enum Outcome {
     /// The command stopped on SIGTTIN or SIGTTOU (its number): it tried to
     /// use the terminal from its own process group, and was killed.
     TerminalStop(i32),
+    /// `stagger` received this cancelling signal, passed it on, and then
+    /// killed the command (SIGKILL), which had not ended within
+    /// `--kill-after` or before a second cancelling signal.
+    ForceKilled(i32),
+}
+
+/// The status of a command killed by SIGPIPE, or of a shell reporting one:
+/// 128 + 13. It stops the retrying unless `--retry-on-exit` names it.
+pub const BROKEN_PIPE: u8 = 141;
+
+/// The status a shell reports for a command that signal `signal` killed:
+/// 128 + the signal (255 for a number past 127, which no system uses).
+pub fn signal_status(signal: i32) -> u8 {
+    u8::try_from(128 + signal).unwrap_or(u8::MAX)
+}
+
+/// The kind of failure a non-zero `status` is: the library's exit-code rule
+/// over the lists, except that [`BROKEN_PIPE`] is permanent unless the
+/// retry list names it. `None` for 0, a success.
+fn status_kind(status: u8, classification: &ClassificationConfig) -> Option<ErrorKind> {
+    let kind = classification.exit_code_kind(i32::from(status))?;
+    let pipe_retried = classification.retry_exit_codes.contains(&i32::from(BROKEN_PIPE));
+    Some(if status == BROKEN_PIPE && !pipe_retried { ErrorKind::Permanent } else { kind })
 }
 
 impl Outcome {
-    /// What the retry decision is told: for an exit code, what the
-    /// library's exit-code rule says (`None` for 0, a success); a timeout
-    /// for a stopped attempt; transient for a signal; permanent for a
-    /// terminal stop.
+    /// What the retry decision is told: for an exit code or a signal
+    /// death, what the exit-code lists say of its status (`None` for 0, a
+    /// success; see the [module docs](self) for SIGPIPE); a timeout for a
+    /// stopped attempt; permanent for a terminal stop. A forced kill follows
+    /// a cancel, which the decision stops on whatever it is told.
     pub fn failure(&self, classification: &ClassificationConfig) -> Option<Failure> {
         match *self {
-            Outcome::Exited(code) => classification.exit_code_kind(i32::from(code)).map(Failure::new),
+            Outcome::Exited(code) => status_kind(code, classification).map(Failure::new),
+            Outcome::Signaled(signal) => status_kind(signal_status(signal), classification).map(Failure::new),
             Outcome::TerminalStop(_) => Some(Failure::PERMANENT),
-            Outcome::Signaled(_) => Some(Failure::TRANSIENT),
             Outcome::TimedOut(_) => Some(Failure::timeout()),
+            Outcome::ForceKilled(_) => Some(Failure::TRANSIENT),
         }
     }
 
     /// The status `stagger run` exits with when this attempt is the last:
-    /// the exit code, 128 + the signal, [`TIMED_OUT`] or 126.
+    /// the exit code, 128 + the signal, [`TIMED_OUT`] or 126. A command
+    /// killed after a cancel gives 128 + the cancelling signal (130 after
+    /// Ctrl-C), as if it had ended on it.
     pub fn exit_code(&self) -> u8 {
         match *self {
             Outcome::Exited(code) => code,
-            Outcome::Signaled(signal) => u8::try_from(128 + signal).unwrap_or(u8::MAX),
+            Outcome::Signaled(signal) | Outcome::ForceKilled(signal) => signal_status(signal),
             Outcome::TimedOut(_) => TIMED_OUT,
             Outcome::TerminalStop(_) => 126,
         }
@@ -90,7 +129,7 @@ impl Outcome {
     pub const fn error_type(&self) -> &'static str {
         match self {
             Outcome::Exited(_) => "exit_code",
-            Outcome::Signaled(_) => "signal",
+            Outcome::Signaled(_) | Outcome::ForceKilled(_) => "signal",
             Outcome::TimedOut(_) => "timeout",
             Outcome::TerminalStop(_) => "terminal",
         }
@@ -101,7 +140,13 @@ impl Outcome {
     pub fn message(&self) -> String {
         match *self {
             Outcome::Exited(code) => format!("exit code {code}"),
+            Outcome::Signaled(signal) if signal_status(signal) == BROKEN_PIPE => {
+                format!("killed by {}: the reader of its output has gone", signals::name(signal))
+            }
             Outcome::Signaled(signal) => format!("killed by {}", signals::name(signal)),
+            Outcome::ForceKilled(signal) => {
+                format!("killed by SIGKILL: it had not ended on {}", signals::name(signal))
+            }
             Outcome::TimedOut(TimeLimit { after, cut: Cut::AttemptTimeout }) => {
                 format!("timed out after {}", duration::format_significant(after, 4))
             }
@@ -156,12 +201,33 @@ mod tests {
         assert_eq!(Outcome::Exited(1).failure(&only_75), Some(Failure::PERMANENT));
         assert_eq!(Outcome::Exited(4).failure(&all_but_4), Some(Failure::PERMANENT));
         assert_eq!(Outcome::Exited(3).failure(&all_but_4), Some(Failure::TRANSIENT));
-        // A signal has no exit code: --retry-on-exit cannot exclude it.
-        assert_eq!(Outcome::Signaled(9).failure(&only_75), Some(Failure::TRANSIENT));
+        // A signal death is classified by its status, 128 + the signal.
+        assert_eq!(Outcome::Signaled(9).failure(&any), Some(Failure::TRANSIENT));
+        assert_eq!(Outcome::Signaled(9).failure(&only_75), Some(Failure::PERMANENT));
+        let mut stop_137 = ClassificationConfig::default();
+        stop_137.stop_exit_codes = vec![137];
+        assert_eq!(Outcome::Signaled(9).failure(&stop_137), Some(Failure::PERMANENT));
+        assert_eq!(Outcome::Signaled(15).failure(&stop_137), Some(Failure::TRANSIENT));
         let timed_out = Outcome::TimedOut(TimeLimit { after: MS, cut: Cut::AttemptTimeout });
         let failure = timed_out.failure(&only_75).unwrap();
         assert!(failure.timed_out && failure.kind == ErrorKind::Transient);
         assert_eq!(Outcome::TerminalStop(21).failure(&any), Some(Failure::PERMANENT));
+    }
+
+    #[test]
+    fn a_broken_pipe_stops_unless_the_retry_list_names_it() {
+        let any = ClassificationConfig::default();
+        assert_eq!(Outcome::Signaled(13).failure(&any), Some(Failure::PERMANENT));
+        assert_eq!(Outcome::Exited(BROKEN_PIPE).failure(&any), Some(Failure::PERMANENT), "a shell's 141");
+        let mut all_but_1 = ClassificationConfig::default();
+        all_but_1.stop_exit_codes = vec![1];
+        assert_eq!(Outcome::Signaled(13).failure(&all_but_1), Some(Failure::PERMANENT));
+        let mut pipe_too = ClassificationConfig::default();
+        pipe_too.retry_exit_codes = vec![1, 141];
+        assert_eq!(Outcome::Signaled(13).failure(&pipe_too), Some(Failure::TRANSIENT));
+        assert_eq!(Outcome::Exited(BROKEN_PIPE).failure(&pipe_too), Some(Failure::TRANSIENT));
+        assert_eq!(Outcome::Signaled(13).exit_code(), 141);
+        assert_eq!(Outcome::Signaled(13).message(), "killed by SIGPIPE: the reader of its output has gone");
     }
 
     #[test]
@@ -171,6 +237,8 @@ mod tests {
         assert_eq!(Outcome::Signaled(9).exit_code(), 137);
         assert_eq!(Outcome::TimedOut(TimeLimit { after: MS, cut: Cut::Deadline }).exit_code(), 124);
         assert_eq!(Outcome::TerminalStop(21).exit_code(), 126);
+        assert_eq!(Outcome::ForceKilled(2).exit_code(), 130, "as if it had ended on SIGINT");
+        assert_eq!(Outcome::ForceKilled(15).message(), "killed by SIGKILL: it had not ended on SIGTERM");
     }
 
     #[test]

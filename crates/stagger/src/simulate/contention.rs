@@ -25,7 +25,7 @@ pub struct Flags {
     pub clients: Option<String>,
 
     /// Independent runs averaged into each point [default: 100].
-    #[arg(long, value_name = "R", allow_negative_numbers = true, help_heading = HEADING)]
+    #[arg(long, value_name = "R", value_parser = crate::numbers::count, allow_negative_numbers = true, help_heading = HEADING)]
     pub runs: Option<u32>,
 
     /// Strategies to compare, comma-separated: `none` or a strategy of the

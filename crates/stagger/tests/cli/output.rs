@@ -21,11 +21,14 @@ fn a_write_error_on_standard_output_fails_with_a_message() {
         eprintln!("skipped: no /dev/full on this system");
         return;
     }
-    let commands: [&[&str]; 4] = [
+    let commands: [&[&str]; 7] = [
         &["schedule"],
         &["simulate", "--clients", "5", "--runs", "1", "--format", "csv"],
         &["--help"],
         &["schedule", "--help"],
+        &["run", "--help"],
+        &["completions", "bash"],
+        &["man"],
     ];
     for args in commands {
         let full = std::fs::File::options().write(true).open("/dev/full").expect("/dev/full opens");

@@ -257,19 +257,30 @@ impl ContentionConfigBuilder {
         if self.clients.is_empty() {
             return Err(ContentionError::NoClients);
         }
-        for (i, &n) in self.clients.iter().enumerate() {
-            if n == 0 || n > MAX_CLIENTS {
-                return Err(ContentionError::Clients(n));
-            }
-            if self.clients[..i].contains(&n) {
-                return Err(ContentionError::DuplicateClients(n));
-            }
-        }
         if self.runs == 0 {
             return Err(ContentionError::ZeroRuns);
         }
         if self.strategies.is_empty() {
             return Err(ContentionError::NoStrategies);
+        }
+        // The size first, from the lengths alone: a list of any length is
+        // refused at once, before any pass over it.
+        let runs = f64::from(self.runs) * self.strategies.len() as f64;
+        let total_runs = runs * self.clients.len() as f64;
+        if total_runs > MAX_TOTAL_RUNS as f64 {
+            return Err(ContentionError::TooManyRuns(total_runs));
+        }
+        // One pass, with the counts seen kept as bits (MAX_CLIENTS of them).
+        let mut seen = vec![0u64; (MAX_CLIENTS as usize).div_ceil(64) + 1];
+        for &n in &self.clients {
+            if n == 0 || n > MAX_CLIENTS {
+                return Err(ContentionError::Clients(n));
+            }
+            let (word, bit) = (n as usize / 64, 1u64 << (n % 64));
+            if seen[word] & bit != 0 {
+                return Err(ContentionError::DuplicateClients(n));
+            }
+            seen[word] |= bit;
         }
         for (i, &strategy) in self.strategies.iter().enumerate() {
             if self.strategies[..i].contains(&strategy) {
@@ -281,11 +292,6 @@ impl ContentionConfigBuilder {
         }
         if !(self.hop_sd.is_finite() && self.hop_sd >= 0.0) {
             return Err(ContentionError::HopSd(self.hop_sd));
-        }
-        let runs = f64::from(self.runs) * self.strategies.len() as f64;
-        let total_runs = runs * self.clients.len() as f64;
-        if total_runs > MAX_TOTAL_RUNS as f64 {
-            return Err(ContentionError::TooManyRuns(total_runs));
         }
         let pairs = runs * self.clients.iter().map(|&n| f64::from(n) * f64::from(n)).sum::<f64>();
         if pairs > MAX_CLIENT_PAIRS {
@@ -360,6 +366,28 @@ mod tests {
         assert_eq!(err, ContentionError::FirstDelay { strategy: exponential, cap: 9.0, first: 10.0 });
         // One run of each published strategy at the largest client count is allowed.
         assert!(b().with_clients([MAX_CLIENTS]).with_runs(1).build().is_ok());
+        // 100,000 clients for a million runs (days of work) is refused.
+        let days = b().with_clients([MAX_CLIENTS]).with_runs(1_000_000).build().unwrap_err();
+        assert!(matches!(days, ContentionError::TooMuchWork(_)), "{days:?}");
+    }
+
+    #[test]
+    fn a_list_past_the_limit_is_refused_by_its_length_before_any_pass_over_it() {
+        // Ten million client counts (repeats included) for one strategy and
+        // one run: past MAX_TOTAL_RUNS by its length alone, so refused for
+        // that, at once, whatever is in it; and a long list within the
+        // limit is checked for repeats in one pass.
+        let full = ContentionStrategy::Backoff(Strategy::Full);
+        let b = || ContentionConfig::builder().with_strategies([full]).with_runs(1);
+        let long = (0..=MAX_TOTAL_RUNS).map(|i| 1 + (i % 7) as u32);
+        assert_eq!(b().with_clients(long).build().unwrap_err(), ContentionError::TooManyRuns(1e7 + 1.0));
+        let distinct = 1..=MAX_CLIENTS;
+        assert!(matches!(b().with_clients(distinct).build().unwrap_err(), ContentionError::TooMuchWork(_)));
+        let repeated = (1..=MAX_CLIENTS).chain([MAX_CLIENTS]);
+        assert_eq!(
+            b().with_clients(repeated).build().unwrap_err(),
+            ContentionError::DuplicateClients(MAX_CLIENTS)
+        );
     }
 
     #[test]

@@ -14,7 +14,9 @@ use staggered::config::format_duration;
 
 use super::reading::goodput;
 use super::{OverloadPolicy, OverloadReport, OverloadRow};
-use crate::view::{self, number, percent, Axis, Chart, Color, Layout, Line, Panel, Shade, Table, Value};
+use crate::view::{
+    self, number, percent, Axis, Chart, Color, Dash, Layout, Line, Panel, Shade, Table, Value,
+};
 use crate::Present;
 
 /// A column of the records: its key and its value in a row.
@@ -241,12 +243,14 @@ impl OverloadReport {
                 points: points(counts),
                 color: Color::Series(color),
                 markers: false,
+                dash: Dash::Solid,
             };
             let capacity = Line {
                 name: "capacity".to_owned(),
                 points: capacity_line.clone(),
                 color: Color::Reference,
                 markers: false,
+                dash: Dash::Solid,
             };
             let s = &row.series;
             Panel {
@@ -269,6 +273,7 @@ impl OverloadReport {
                         color: TRIGGER,
                     })
                     .collect(),
+                bands: Vec::new(),
             }
         });
         Chart { layout: Layout::Stacked, panels: panels.collect() }

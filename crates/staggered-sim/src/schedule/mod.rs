@@ -13,6 +13,8 @@
 //! # Ok::<(), staggered_sim::SamplingError>(())
 //! ```
 
+mod chart;
+mod compare;
 mod report;
 mod sampling;
 mod view;
@@ -21,6 +23,7 @@ use std::fmt;
 
 use staggered::{Backoff, Preset};
 
+pub use compare::ScheduleComparison;
 pub use report::{Median, RetryRow, ScheduleReport, WorstCase, EXACT_SUM_RETRIES};
 pub use sampling::{SampledStats, Samples, ESTIMATE_SEED, ESTIMATE_SEQUENCES};
 

@@ -42,7 +42,7 @@ fn present(report: &ScheduleReport) -> view::Report {
         notes: notes(report),
         records,
         document: Some(document(report)),
-        chart: None,
+        chart: super::chart::chart(std::slice::from_ref(report)),
     }
 }
 

@@ -1,6 +1,7 @@
-//! [`Chart`]: panels of lines on axes, as data; the CLI draws it as SVG.
+//! [`Chart`]: panels of lines, bands and shaded spans on axes, as data; the
+//! CLI draws it as SVG.
 
-/// A chart: panels, each with its axes, lines and shaded spans.
+/// A chart: panels, each with its axes, lines, bands and shaded spans.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Chart {
     /// How the panels are laid out, and where the legend goes.
@@ -21,7 +22,7 @@ pub enum Layout {
     Stacked,
 }
 
-/// One panel: a title, two axes, lines and shaded spans of x.
+/// One panel: a title, two axes, lines, bands and shaded spans of x.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Panel {
     /// The title above the panel.
@@ -30,10 +31,13 @@ pub struct Panel {
     pub x: Axis,
     /// The vertical axis.
     pub y: Axis,
-    /// The lines, drawn in order.
+    /// The lines, drawn in order, over the bands.
     pub lines: Vec<Line>,
-    /// Spans of x shaded behind the lines, such as a trigger's window.
+    /// Spans of x shaded behind everything, such as a trigger's window.
     pub shades: Vec<Shade>,
+    /// Ranges of y drawn as light boxes behind the lines, such as the
+    /// smallest to the largest delay of each retry.
+    pub bands: Vec<Band>,
 }
 
 /// An axis: its label (with its unit), scale and range.
@@ -45,17 +49,25 @@ pub struct Axis {
     pub log: bool,
     /// The range; `None` fits the lines (from 0 on a linear scale).
     pub range: Option<(f64, f64)>,
+    /// Whether only whole numbers are labelled, for a count such as a retry.
+    pub integers: bool,
 }
 
 impl Axis {
     /// A linear axis fitted to the data.
     pub fn linear(label: impl Into<String>) -> Self {
-        Axis { label: label.into(), log: false, range: None }
+        Axis { label: label.into(), log: false, range: None, integers: false }
     }
 
     /// A logarithmic axis fitted to the data.
     pub fn log(label: impl Into<String>) -> Self {
-        Axis { label: label.into(), log: true, range: None }
+        Axis { label: label.into(), log: true, range: None, integers: false }
+    }
+
+    /// This axis, labelled at whole numbers only.
+    #[must_use]
+    pub fn integers(self) -> Self {
+        Axis { integers: true, ..self }
     }
 
     /// This axis over `low..high`.
@@ -77,6 +89,22 @@ pub struct Line {
     /// Whether each point gets a marker (for a few measured points, rather
     /// than a dense series).
     pub markers: bool,
+    /// Its pattern: solid, or dashed to tell apart lines of one color.
+    pub dash: Dash,
+}
+
+/// A line's pattern.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Dash {
+    /// A solid line.
+    #[default]
+    Solid,
+    /// Long dashes.
+    Long,
+    /// Short dashes.
+    Short,
+    /// Dots.
+    Dotted,
 }
 
 /// A line's color.
@@ -99,4 +127,28 @@ pub struct Shade {
     pub to: f64,
     /// The palette color it is shaded in, lightly.
     pub color: usize,
+}
+
+/// A band: ranges of y over spans of x, drawn as light boxes in one color.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Band {
+    /// Its name in the legend.
+    pub name: String,
+    /// The palette color it is filled in, lightly.
+    pub color: usize,
+    /// Its boxes.
+    pub boxes: Vec<BandBox>,
+}
+
+/// One box of a [`Band`]: `low..high` over `from..to`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BandBox {
+    /// Where it starts on x.
+    pub from: f64,
+    /// Where it ends on x.
+    pub to: f64,
+    /// Its bottom on y.
+    pub low: f64,
+    /// Its top on y.
+    pub high: f64,
 }

@@ -62,6 +62,12 @@ pub struct BudgetMetrics {
 }
 
 /// A shared limit on retries, consulted by the retry decision.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a retry budget",
+    label = "not a `Budget`",
+    note = "`TokenBucket`, `RatioBudget` and `RetryThrottle` are, shared by reference, `Arc` or a clone of \
+            their handle"
+)]
 pub trait Budget {
     /// Asks to spend on one retry after `failure`. `false` refuses the retry.
     fn withdraw(&self, failure: &Failure) -> bool;

@@ -40,7 +40,9 @@ impl RetryThrottle {
     }
 
     /// A throttle with `max_tokens` in `1..=1000` and `token_ratio` in
-    /// `(0, max_tokens]`, as gRPC validates its service config.
+    /// `[0.001, max_tokens]`, in thousandths, as gRPC keeps it (three
+    /// decimal places). A ratio that would have to be rounded to fit is
+    /// refused, never changed.
     ///
     /// # Errors
     /// A [`ConfigError`](crate::ConfigError) naming the parameter.
@@ -52,16 +54,22 @@ impl RetryThrottle {
         if !token_ratio.is_finite() {
             return Err(ConfigError::float(Field::TokenRatio, Rule::Finite, token_ratio));
         }
-        if token_ratio <= 0.0 || token_ratio > f64::from(max_tokens) {
+        if token_ratio < 0.001 || token_ratio > f64::from(max_tokens) {
             return Err(ConfigError::float(
                 Field::TokenRatio,
                 Rule::Within(0.001, f64::from(max_tokens)),
                 token_ratio,
             ));
         }
+        // gRPC keeps three decimal places of the ratio: a fourth is refused
+        // rather than rounded away (0.1 is 100.00000000000001 thousandths in
+        // floating point, hence the tolerance).
+        let thousandths = token_ratio * MILLI;
+        if (thousandths - thousandths.round()).abs() > 1e-6 {
+            return Err(ConfigError::float(Field::TokenRatio, Rule::MultipleOf(0.001), token_ratio));
+        }
         let max = max_tokens * 1000;
-        // gRPC keeps three decimal places of the ratio.
-        let ratio = ((token_ratio * MILLI).round() as u32).max(1);
+        let ratio = thousandths.round() as u32;
         Ok(RetryThrottle {
             inner: Arc::new(Inner { milli_tokens: AtomicU32::new(max), max, ratio, tally: Tally::default() }),
         })

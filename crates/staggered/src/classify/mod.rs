@@ -1,10 +1,29 @@
-//! Error classification (SPEC section 6): is a failed attempt worth retrying?
+//! Error classification: is a failed attempt worth retrying?
 //!
-//! Every error is [`ErrorKind::Transient`] (retry), [`ErrorKind::Throttled`]
+//! Every failure is [`ErrorKind::Transient`] (retry), [`ErrorKind::Throttled`]
 //! (retry, the server asked us to slow down) or [`ErrorKind::Permanent`]
-//! (stop), optionally with a server [`Hint`]. The default classifier calls
-//! everything transient; [`RetryIf`] turns a predicate into a classifier
-//! (seed 001's `retryIf`), and any `Fn(&E) -> Failure` is a classifier too.
+//! (stop), optionally with a server [`Hint`].
+//!
+//! # One vocabulary
+//! - A [`Classifier<E>`] classifies an operation's errors: any
+//!   `Fn(&E) -> Failure` is one ([`io::classify_io`] for I/O errors),
+//!   [`RetryIf`] turns a predicate into one, [`AlwaysTransient`] retries
+//!   every error.
+//! - A [`ClassifyResult<Res, Err>`] classifies what an attempt returned, a
+//!   response or an error, for the integrations where a response can be a
+//!   failure too (an HTTP 503). **Every classifier of errors is one**: it
+//!   classifies the errors and accepts every response. That holds as they
+//!   are for closures, functions, [`RetryIf`] and [`AlwaysTransient`], and
+//!   in [`Errors`] for a [`Classifier`] type of your own.
+//!   [`ClassifyHttp`](http::ClassifyHttp) and [`ByResult`] judge responses
+//!   as well.
+//! - A policy with no classifier set has [`DefaultRules`]: every error of a
+//!   plain operation is transient, and a service's responses follow the
+//!   rules their type knows ([`ResponseRules`]: the HTTP rules for `http`
+//!   and reqwest responses). For any other service it does not compile
+//!   until you choose a classifier, so no response is taken for a success
+//!   by accident.
+//!
 //! [`http`], [`io`] and [`message`] hold ready-made rules.
 
 pub mod hint;
@@ -12,6 +31,9 @@ pub mod http;
 #[cfg(feature = "std")]
 pub mod io;
 pub mod message;
+mod result;
+
+pub use result::{ByResult, ClassifyResult, DefaultRules, Errors, ResponseRules};
 
 use core::time::Duration;
 
@@ -97,7 +119,13 @@ impl Failure {
     }
 }
 
-/// Decides what kind of failure an error is.
+/// Decides what kind of failure an error is. Any `Fn(&E) -> Failure` is one.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot classify errors of type `{E}`",
+    label = "not a classifier of `{E}`",
+    note = "a classifier is any `Fn(&{E}) -> Failure` (such as `classify_io` for `std::io::Error`), \
+            a `RetryIf` predicate, `AlwaysTransient`, or a type implementing `Classifier<{E}>`"
+)]
 pub trait Classifier<E: ?Sized> {
     /// Classifies `error`.
     fn classify(&self, error: &E) -> Failure;
@@ -114,8 +142,7 @@ impl<E: ?Sized> Classifier<E> for AlwaysTransient {
     }
 }
 
-/// A predicate as a classifier: `true` is transient, `false` permanent (seed
-/// 001's `retryIf`).
+/// A predicate as a classifier: `true` is transient, `false` permanent.
 #[derive(Debug, Clone, Copy)]
 pub struct RetryIf<F>(pub F);
 

@@ -3,15 +3,17 @@
 
 use core::time::Duration;
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 
 use super::fields::opt_duration;
 use super::LoadError;
 use crate::budget::{Budget, BudgetMetrics, RatioBudget, RetryThrottle, TokenBucket};
 use crate::classify::Failure;
 
-/// A retry budget (SPEC section 7), chosen by `kind`; every parameter left
+/// A retry budget ([`crate::budget`]), chosen by `kind`; every parameter left
 /// out keeps the published default.
+///
+/// A parameter of another kind of budget is an error that names it.
 ///
 /// ```toml
 /// [budget]
@@ -19,8 +21,8 @@ use crate::classify::Failure;
 /// capacity = 500
 /// retry_cost = 5
 /// ```
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum BudgetConfig {
     /// The AWS SDK's token bucket ([`TokenBucket`]).
     TokenBucket {
@@ -61,6 +63,121 @@ pub enum BudgetConfig {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         token_ratio: Option<f64>,
     },
+}
+
+/// Which budget a section describes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum BudgetKind {
+    TokenBucket,
+    Ratio,
+    Throttle,
+}
+
+impl BudgetKind {
+    const fn name(self) -> &'static str {
+        match self {
+            BudgetKind::TokenBucket => "token_bucket",
+            BudgetKind::Ratio => "ratio",
+            BudgetKind::Throttle => "throttle",
+        }
+    }
+
+    const fn parameters(self) -> &'static str {
+        match self {
+            BudgetKind::TokenBucket => "capacity, retry_cost, timeout_cost, throttled_cost, success_refund",
+            BudgetKind::Ratio => "ttl, min_per_sec, retry_percent",
+            BudgetKind::Throttle => "max_tokens, token_ratio",
+        }
+    }
+}
+
+/// A budget section as written: its `kind` and every parameter of any kind,
+/// read as a plain table so that each error keeps its field and its place
+/// (an internally tagged enum would read the section as a whole first).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct BudgetFields {
+    kind: BudgetKind,
+    #[serde(default)]
+    capacity: Option<u32>,
+    #[serde(default)]
+    retry_cost: Option<u32>,
+    #[serde(default)]
+    timeout_cost: Option<u32>,
+    #[serde(default)]
+    throttled_cost: Option<u32>,
+    #[serde(default)]
+    success_refund: Option<u32>,
+    #[serde(default, with = "opt_duration")]
+    ttl: Option<Duration>,
+    #[serde(default)]
+    min_per_sec: Option<u32>,
+    #[serde(default)]
+    retry_percent: Option<f64>,
+    #[serde(default)]
+    max_tokens: Option<u32>,
+    #[serde(default)]
+    token_ratio: Option<f64>,
+}
+
+impl BudgetFields {
+    /// The budget of this kind, or the first parameter given that belongs
+    /// to another kind, with what is wrong.
+    pub(super) fn into_config(self) -> Result<BudgetConfig, (&'static str, String)> {
+        let kind = self.kind;
+        let given = [
+            ("capacity", self.capacity.is_some(), BudgetKind::TokenBucket),
+            ("retry_cost", self.retry_cost.is_some(), BudgetKind::TokenBucket),
+            ("timeout_cost", self.timeout_cost.is_some(), BudgetKind::TokenBucket),
+            ("throttled_cost", self.throttled_cost.is_some(), BudgetKind::TokenBucket),
+            ("success_refund", self.success_refund.is_some(), BudgetKind::TokenBucket),
+            ("ttl", self.ttl.is_some(), BudgetKind::Ratio),
+            ("min_per_sec", self.min_per_sec.is_some(), BudgetKind::Ratio),
+            ("retry_percent", self.retry_percent.is_some(), BudgetKind::Ratio),
+            ("max_tokens", self.max_tokens.is_some(), BudgetKind::Throttle),
+            ("token_ratio", self.token_ratio.is_some(), BudgetKind::Throttle),
+        ];
+        if let Some((field, _, owner)) = given.into_iter().find(|&(_, set, owner)| set && owner != kind) {
+            return Err((
+                field,
+                format!(
+                    "{field} is a parameter of the {} budget, not of kind = \"{}\" (whose parameters are {})",
+                    owner.name(),
+                    kind.name(),
+                    kind.parameters()
+                ),
+            ));
+        }
+        Ok(match kind {
+            BudgetKind::TokenBucket => BudgetConfig::TokenBucket {
+                capacity: self.capacity,
+                retry_cost: self.retry_cost,
+                timeout_cost: self.timeout_cost,
+                throttled_cost: self.throttled_cost,
+                success_refund: self.success_refund,
+            },
+            BudgetKind::Ratio => BudgetConfig::Ratio {
+                ttl: self.ttl,
+                min_per_sec: self.min_per_sec,
+                retry_percent: self.retry_percent,
+            },
+            BudgetKind::Throttle => {
+                BudgetConfig::Throttle { max_tokens: self.max_tokens, token_ratio: self.token_ratio }
+            }
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for BudgetConfig {
+    /// Reads the section as [`RetryConfig`](super::RetryConfig) does; a
+    /// parameter of another kind is an error that names it.
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let fields: BudgetFields = super::read::section(deserializer)?;
+        fields
+            .into_config()
+            .map_err(|(field, message)| serde::de::Error::custom(format_args!("{field}: {message}")))
+    }
 }
 
 impl BudgetConfig {

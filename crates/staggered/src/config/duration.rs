@@ -100,18 +100,30 @@ pub fn parse_duration(text: &str) -> Result<Duration, DurationError> {
         let unit_len = after.find(|c: char| c.is_ascii_digit() || c == '.').unwrap_or(after.len());
         let (unit, after) = after.split_at(unit_len);
         if unit.is_empty() {
-            return Err(DurationError::MissingUnit(number.to_owned()));
+            return Err(DurationError::MissingUnit(prefix(number)));
         }
         let unit_ns = UNITS
             .iter()
             .find(|(name, _)| *name == unit)
             .map(|&(_, ns)| ns)
-            .ok_or_else(|| DurationError::UnknownUnit(unit.to_owned()))?;
+            .ok_or_else(|| DurationError::UnknownUnit(prefix(unit)))?;
         let part = scale(number, unit_ns)?;
         total = total.checked_add(part).ok_or(DurationError::Overflow)?;
         rest = after;
     }
     from_nanos(total).ok_or(DurationError::Overflow)
+}
+
+/// The most characters of the text an error keeps.
+const QUOTED_CHARS: usize = 40;
+
+/// `text`, or its first [`QUOTED_CHARS`] characters and `…`: an error
+/// quotes a short prefix of a bad value, however long the value.
+fn prefix(text: &str) -> String {
+    match text.char_indices().nth(QUOTED_CHARS) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_owned(),
+    }
 }
 
 /// `number` (decimal digits, at most one dot) times `unit_ns`, in whole nanoseconds.
@@ -241,6 +253,16 @@ mod tests {
         assert_eq!(parse_duration("18446744073709551615.999999999s"), Ok(Duration::MAX));
         assert!(parse_duration("1s-").is_err());
         assert!(parse_duration("NaNs").is_err());
+    }
+
+    #[test]
+    fn errors_quote_a_short_prefix_of_the_text() {
+        let long = format!("1{}", "x".repeat(1 << 20));
+        let DurationError::UnknownUnit(unit) = parse_duration(&long).unwrap_err() else {
+            panic!("not a unit error")
+        };
+        assert_eq!(unit.chars().count(), QUOTED_CHARS + 1, "{unit}");
+        assert!(parse_duration(&"7".repeat(1 << 20)).unwrap_err().to_string().len() < 200);
     }
 
     #[test]

@@ -20,16 +20,39 @@ pub enum LoadErrorKind {
 /// A configuration could not be loaded, validated or written. The message
 /// starts with the field's path, as in
 /// `schedule.multiplier: invalid multiplier 0.5: must be at least 1`.
+///
+/// Every value it quotes is cut to a short prefix (a 1 MB value gives a
+/// short message), and, when the error comes from the text, it ends with the
+/// line and column of the value at fault ([`line`](LoadError::line)).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LoadError {
     kind: LoadErrorKind,
     field: String,
     message: String,
+    place: Option<(usize, usize)>,
 }
+
+/// The most characters of a value an error quotes.
+const QUOTED_CHARS: usize = 40;
 
 impl LoadError {
     pub(crate) fn new(kind: LoadErrorKind, field: impl Into<String>, message: impl fmt::Display) -> Self {
-        LoadError { kind, field: field.into(), message: message.to_string() }
+        let mut field = field.into();
+        // A field is named by the text too (an unknown table): as short.
+        if let Some((cut, _)) = field.char_indices().nth(2 * QUOTED_CHARS) {
+            field.truncate(cut);
+            field.push('…');
+        }
+        LoadError { kind, field, message: short_quotes(&message.to_string()), place: None }
+    }
+
+    /// The same error, found at `line` and `column` of the text.
+    pub(crate) fn at(mut self, line: usize, column: usize) -> Self {
+        if self.place.is_none() {
+            self.message = format!("{} at line {line} column {column}", self.message);
+            self.place = Some((line, column));
+        }
+        self
     }
 
     /// A builder's [`ConfigError`](crate::ConfigError) in `section`: the
@@ -50,10 +73,66 @@ impl LoadError {
         &self.field
     }
 
-    /// What is wrong, without the field.
+    /// What is wrong, without the field, with the line and column when the
+    /// error comes from the text.
     pub fn message(&self) -> &str {
         &self.message
     }
+
+    /// The line (from 1) of the value at fault, when the error comes from
+    /// the text and the text has the field (a rule may blame a value left
+    /// to its default).
+    pub fn line(&self) -> Option<usize> {
+        self.place.map(|(line, _)| line)
+    }
+
+    /// The column (from 1) of the value at fault, with [`line`](LoadError::line).
+    pub fn column(&self) -> Option<usize> {
+        self.place.map(|(_, column)| column)
+    }
+}
+
+/// `message` with every quoted value (in `"` or, as serde quotes names, in
+/// `` ` ``) longer than [`QUOTED_CHARS`] cut to its first characters:
+/// `"aaaa…" (1048576 characters)`.
+fn short_quotes(message: &str) -> String {
+    let mut out = String::with_capacity(message.len().min(512));
+    let mut rest = message;
+    while let Some(open) = rest.find(['"', '`']) {
+        let quote = if rest[open..].starts_with('"') { '"' } else { '`' };
+        out.push_str(&rest[..=open]);
+        rest = &rest[open + 1..];
+        // The closing quote: the next one not escaped by a backslash.
+        let mut close = None;
+        let mut escaped = false;
+        for (i, c) in rest.char_indices() {
+            match c {
+                '\\' if quote == '"' && !escaped => escaped = true,
+                c if c == quote && !escaped => {
+                    close = Some(i);
+                    break;
+                }
+                _ => escaped = false,
+            }
+        }
+        let Some(close) = close else {
+            out.push_str(rest);
+            return out;
+        };
+        let quoted = &rest[..close];
+        let chars = quoted.chars().count();
+        if chars > QUOTED_CHARS {
+            let cut = quoted.char_indices().nth(QUOTED_CHARS).map_or(quoted.len(), |(i, _)| i);
+            out.push_str(&quoted[..cut]);
+            out.push_str(&format!("…{quote} ({chars} characters)"));
+        } else {
+            out.push_str(quoted);
+            out.push(quote);
+        }
+        rest = &rest[close + 1..];
+    }
+    out.push_str(rest);
+    out
 }
 
 impl fmt::Display for LoadError {
@@ -67,3 +146,31 @@ impl fmt::Display for LoadError {
 }
 
 impl std::error::Error for LoadError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_quoted_values_are_cut() {
+        let long = "x".repeat(1 << 20);
+        let error = LoadError::new(
+            LoadErrorKind::Syntax,
+            "schedule.base",
+            format!("invalid duration \"{long}\": no"),
+        );
+        assert!(error.message().len() < 120, "{}", error.message());
+        assert!(
+            error.message().ends_with(&format!("…\" ({} characters): no", 1 << 20)),
+            "{}",
+            error.message()
+        );
+        let short = LoadError::new(LoadErrorKind::Syntax, "", "unknown unit \"x\" and \"a\\\"b\"");
+        assert_eq!(short.message(), "unknown unit \"x\" and \"a\\\"b\"");
+        let open = LoadError::new(LoadErrorKind::Syntax, "", "half \"open");
+        assert_eq!(open.message(), "half \"open");
+        let name =
+            LoadError::new(LoadErrorKind::Syntax, "", format!("unknown variant `{long}`, expected `ratio`"));
+        assert!(name.message().ends_with(" characters), expected `ratio`"), "{}", &name.message()[..100]);
+    }
+}

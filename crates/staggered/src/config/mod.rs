@@ -8,7 +8,7 @@
 //!
 //! let config = RetryConfig::from_toml_str(r#"
 //!     [schedule]
-//!     preset = "interactive"        # start from a SPEC preset ...
+//!     preset = "interactive"        # start from a preset ...
 //!     strategy = "full"             # ... and change what you need
 //!     base = "250ms"
 //!     max_attempts = 4
@@ -30,19 +30,26 @@
 //! assert_eq!((backoff.strategy(), backoff.base()), (Strategy::Full, Duration::from_millis(250)));
 //! assert_eq!(config.limits()?.deadline, Some(Duration::from_secs(10)));
 //! assert_eq!(config.classification.status_kind(501), Some(ErrorKind::Permanent));
-//! let policy = config.policy()?; // a RetryPolicy with the limits and the budget
-//! # let _ = policy;
+//! // A RetryPolicy with everything the file says: limits, status lists,
+//! // budget and, for async operations and the HTTP integrations, the timeout.
+//! let policy = config.async_policy()?;
+//! assert_eq!(policy.classifier().http().status_kind(501), Some(ErrorKind::Permanent));
+//! // A blocking call cannot be cut: the timeout is refused, not dropped.
+//! assert_eq!(config.policy().unwrap_err().field(), "limits.attempt_timeout");
 //!
-//! // Mistakes name the field.
+//! // Mistakes name the field and its line.
 //! let err = RetryConfig::from_toml_str("[schedule]\nmultiplier = 0.5").unwrap_err();
-//! assert_eq!(err.to_string(), "schedule.multiplier: invalid multiplier 0.5: must be at least 1");
+//! assert_eq!(err.to_string(), "schedule.multiplier: invalid multiplier 0.5: must be at least 1 at line 2 column 14");
 //! # Ok::<(), staggered::config::LoadError>(())
 //! ```
 //!
 //! Every section and field may be left out; unknown fields are errors, so a
-//! typo is never silently ignored. A loaded configuration is validated: the
-//! schedule by [`BackoffBuilder`], the budget by its builder, the rest here,
-//! and every error names its field ([`LoadError::field`]).
+//! typo is never silently ignored, and a section (or a JSON file) must be a
+//! table, not a list. A loaded configuration is validated: the schedule by
+//! [`BackoffBuilder`], the budget by its builder, the rest here. Every error
+//! names the innermost field at fault ([`LoadError::field`]) and the line of
+//! its value ([`LoadError::line`]), quotes at most a short prefix of a bad
+//! value, and no value is ever changed to make it fit a rule.
 //! [`RetryConfig::to_toml_string`] and [`RetryConfig::to_json_string`] write
 //! a configuration that loads back equal.
 
@@ -50,6 +57,8 @@ mod budget;
 mod duration;
 mod error;
 mod fields;
+mod locate;
+mod read;
 
 use core::time::Duration;
 use std::path::Path;
@@ -64,7 +73,10 @@ pub use fields::AttemptLimit;
 use fields::{opt_duration, opt_name};
 
 use crate::classify::ErrorKind;
-use crate::{Backoff, BackoffBuilder, CapMode, Limits, Preset, RetryPolicy, Strategy};
+use crate::{
+    AttemptTimeout, Backoff, BackoffBuilder, CapMode, DefaultRules, Limits, NoNotify, Preset, RetryPolicy,
+    Strategy,
+};
 
 /// A whole retry configuration: see the [module docs](self).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -72,16 +84,16 @@ use crate::{Backoff, BackoffBuilder, CapMode, Limits, Preset, RetryPolicy, Strat
 #[non_exhaustive]
 pub struct RetryConfig {
     /// The delays between attempts and how many attempts.
-    #[serde(default, skip_serializing_if = "is_default")]
+    #[serde(default, skip_serializing_if = "is_default", deserialize_with = "read::section")]
     pub schedule: ScheduleConfig,
     /// The deadline, server hints and per-attempt timeout.
-    #[serde(default, skip_serializing_if = "is_default")]
+    #[serde(default, skip_serializing_if = "is_default", deserialize_with = "read::section")]
     pub limits: LimitsConfig,
     /// Which failures retry.
-    #[serde(default, skip_serializing_if = "is_default")]
+    #[serde(default, skip_serializing_if = "is_default", deserialize_with = "read::section")]
     pub classification: ClassificationConfig,
     /// A shared retry budget, if any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "read::optional_section")]
     pub budget: Option<BudgetConfig>,
 }
 
@@ -154,13 +166,13 @@ pub struct LimitsConfig {
 /// (for `stagger run`) are worth retrying.
 ///
 /// # Default
-/// HTTP: SPEC section 6 (408, 429 and 5xx retry, other 4xx stop). Exit
+/// HTTP: 408, 429 and 5xx retry, other 4xx stop. Exit
 /// codes: every non-zero code retries.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]
 pub struct ClassificationConfig {
-    /// HTTP statuses to retry besides the SPEC ones (100 to 599).
+    /// HTTP statuses to retry besides 408, 429 and 5xx (100 to 599).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub retry_statuses: Vec<u16>,
     /// HTTP statuses never to retry; they win over every other rule.
@@ -182,31 +194,18 @@ impl RetryConfig {
     /// Reads and validates a TOML configuration.
     ///
     /// # Errors
-    /// A [`LoadError`] naming the field at fault.
+    /// A [`LoadError`] naming the field at fault and its line.
     pub fn from_toml_str(text: &str) -> Result<Self, LoadError> {
-        let deserializer = toml::Deserializer::parse(text)
-            .map_err(|error| LoadError::new(LoadErrorKind::Syntax, "", toml_message(&error, text)))?;
-        let config: RetryConfig = serde_path_to_error::deserialize(deserializer).map_err(|error| {
-            LoadError::new(LoadErrorKind::Syntax, error.path().to_string(), toml_message(error.inner(), text))
-        })?;
-        config.validate()?;
-        Ok(config)
+        read::read(text, read::Format::Toml)
     }
 
-    /// Reads and validates a JSON configuration.
+    /// Reads and validates a JSON configuration; its top level must be an
+    /// object.
     ///
     /// # Errors
-    /// A [`LoadError`] naming the field at fault.
+    /// A [`LoadError`] naming the field at fault and its line.
     pub fn from_json_str(text: &str) -> Result<Self, LoadError> {
-        let mut deserializer = serde_json::Deserializer::from_str(text);
-        let config: RetryConfig = serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
-            let field = error.path().to_string();
-            let field = if field == "." || field == "?" { String::new() } else { field };
-            LoadError::new(LoadErrorKind::Syntax, field, error.inner())
-        })?;
-        deserializer.end().map_err(|error| LoadError::new(LoadErrorKind::Syntax, "", error))?;
-        config.validate()?;
-        Ok(config)
+        read::read(text, read::Format::Json)
     }
 
     /// Reads and validates a file: JSON if its name ends in `.json`, TOML otherwise.
@@ -307,25 +306,70 @@ impl RetryConfig {
         self.budget.as_ref().map(BudgetConfig::build).transpose()
     }
 
-    /// A [`RetryPolicy`] with the schedule, limits and budget: every error
-    /// retries until you set a classifier ([`RetryPolicy::classify`]), and a
-    /// per-attempt timeout is yours to add from [`attempt_timeout`](Self::attempt_timeout)
-    /// (it changes the policy's type).
+    /// A [`RetryPolicy`] with everything the file says: the schedule, the
+    /// limits, the classification (as [`DefaultRules`] with the file's
+    /// status lists) and the budget. For blocking calls: a per-attempt
+    /// timeout cannot cut a blocking call, so a file with one is refused
+    /// here rather than silently dropped; load it with
+    /// [`async_policy`](Self::async_policy).
+    ///
+    /// # Errors
+    /// As [`validate`](Self::validate), and `limits.attempt_timeout` when the
+    /// file sets one.
+    pub fn policy(
+        &self,
+    ) -> Result<RetryPolicy<Backoff, DefaultRules, NoNotify, Option<AnyBudget>>, LoadError> {
+        if let Some(timeout) = self.limits.attempt_timeout {
+            return Err(LoadError::new(
+                LoadErrorKind::Invalid,
+                "limits.attempt_timeout",
+                format_args!(
+                    "a per-attempt timeout ({}) cannot cut a blocking call: load this file with \
+                     `RetryConfig::async_policy` for async operations and the HTTP integrations",
+                    format_duration(timeout)
+                ),
+            ));
+        }
+        self.plain_policy()
+    }
+
+    /// A [`RetryPolicy`] with everything the file says, for async operations
+    /// and the HTTP integrations: as [`policy`](Self::policy), with the
+    /// per-attempt timeout if the file sets one (so the operation's error
+    /// type must hold a [`TimedOut`](crate::TimedOut): `std::io::Error`,
+    /// `Box<dyn Error + Send + Sync>`, reqwest-middleware's error do).
     ///
     /// # Errors
     /// As [`validate`](Self::validate).
-    pub fn policy(
+    #[allow(clippy::type_complexity)]
+    pub fn async_policy(
         &self,
-    ) -> Result<RetryPolicy<Backoff, crate::AlwaysTransient, crate::NoNotify, Option<AnyBudget>>, LoadError>
-    {
+    ) -> Result<
+        RetryPolicy<Backoff, DefaultRules, NoNotify, Option<AnyBudget>, Option<AttemptTimeout>>,
+        LoadError,
+    > {
+        let policy = self.plain_policy()?;
+        Ok(match self.limits.attempt_timeout {
+            Some(timeout) => policy.with_attempt_timeout(timeout).map_timeout(Some),
+            None => policy.with_attempt_timeout(Duration::ZERO).map_timeout(|_| None),
+        })
+    }
+
+    fn plain_policy(
+        &self,
+    ) -> Result<RetryPolicy<Backoff, DefaultRules, NoNotify, Option<AnyBudget>>, LoadError> {
         let limits = self.limits()?;
+        let rules = DefaultRules::new().with_http(self.classification.http());
         let mut policy = RetryPolicy::new(self.backoff()?)
+            .classify(rules)
             .with_budget(self.budget()?)
             .with_hint_jitter(limits.hint_jitter);
         if let Some(deadline) = limits.deadline {
             policy = policy.with_deadline(deadline);
         }
-        if let Some(max_hint) = limits.max_hint {
+        // Unset, `max_hint` stays the policy's default, which depends on the
+        // driver (the HTTP integrations honour longer hints).
+        if let Some(max_hint) = self.limits.max_hint {
             policy = policy.with_max_hint(max_hint);
         }
         Ok(policy)
@@ -379,7 +423,7 @@ impl ScheduleConfig {
 impl ClassificationConfig {
     /// The kind of failure an HTTP status is, or `None` for a success: the
     /// stop list, then the retry list (429 throttled, others transient),
-    /// then SPEC section 6.
+    /// then the default rule (408, 429 and 5xx retry, other 4xx stop).
     pub fn status_kind(&self, status: u16) -> Option<ErrorKind> {
         if self.stop_statuses.contains(&status) {
             Some(ErrorKind::Permanent)
@@ -408,31 +452,30 @@ impl ClassificationConfig {
     }
 
     /// The HTTP classifier with these status lists.
-    #[cfg(feature = "http")]
-    pub fn http(&self) -> crate::http::ClassifyHttp {
-        crate::http::ClassifyHttp::new().with_status_lists(
+    pub fn http(&self) -> crate::classify::http::ClassifyHttp {
+        crate::classify::http::ClassifyHttp::new().with_status_lists(
             self.retry_statuses.iter().copied().collect(),
             self.stop_statuses.iter().copied().collect(),
         )
     }
 
+    /// Checks the lists: statuses 100 to 599, exit codes 1 to 255, no code
+    /// in both lists of a pair. One pass over each list, with the codes
+    /// kept as bits, so a list of any length is checked in linear time.
     fn validate(&self) -> Result<(), LoadError> {
         let invalid =
             |field: String, message: String| Err(LoadError::new(LoadErrorKind::Invalid, field, message));
         for (name, list) in [("retry_statuses", &self.retry_statuses), ("stop_statuses", &self.stop_statuses)]
         {
-            for (i, status) in list.iter().enumerate() {
-                if !(100..=599).contains(status) {
-                    return invalid(
-                        format!("classification.{name}[{i}]"),
-                        format!("invalid status {status}: must be between 100 and 599"),
-                    );
-                }
+            if let Some((i, status)) = list.iter().enumerate().find(|(_, s)| !(100..=599).contains(*s)) {
+                return invalid(
+                    format!("classification.{name}[{i}]"),
+                    format!("invalid status {status}: must be between 100 and 599"),
+                );
             }
         }
-        if let Some((i, status)) =
-            self.retry_statuses.iter().enumerate().find(|(_, s)| self.stop_statuses.contains(s))
-        {
+        let stop: crate::classify::http::StatusSet = self.stop_statuses.iter().copied().collect();
+        if let Some((i, status)) = self.retry_statuses.iter().enumerate().find(|(_, s)| stop.contains(**s)) {
             return invalid(
                 format!("classification.retry_statuses[{i}]"),
                 format!("status {status} is also in stop_statuses"),
@@ -450,27 +493,16 @@ impl ClassificationConfig {
                 );
             }
         }
-        if let Some((i, code)) =
-            self.retry_exit_codes.iter().enumerate().find(|(_, c)| self.stop_exit_codes.contains(c))
-        {
+        let mut stop = [false; 256];
+        for &code in &self.stop_exit_codes {
+            stop[code as usize] = true;
+        }
+        if let Some((i, code)) = self.retry_exit_codes.iter().enumerate().find(|(_, c)| stop[**c as usize]) {
             return invalid(
                 format!("classification.retry_exit_codes[{i}]"),
                 format!("exit code {code} is also in stop_exit_codes"),
             );
         }
         Ok(())
-    }
-}
-
-/// A TOML error's message with its line and column, on one line.
-fn toml_message(error: &toml::de::Error, text: &str) -> String {
-    match error.span() {
-        Some(span) => {
-            let before = &text[..span.start.min(text.len())];
-            let line = before.matches('\n').count() + 1;
-            let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-            format!("{} at line {line} column {column}", error.message().trim_end())
-        }
-        None => error.message().trim_end().to_owned(),
     }
 }

@@ -2,15 +2,15 @@
 //! retry, what the server said about when, and which requests are safe to
 //! send twice.
 //!
-//! - [`ClassifyHttp`] classifies a response by its status (SPEC section 6,
-//!   seed 004: 408, 429 and 5xx retry, other 4xx stop) and reads the server
+//! - [`ClassifyHttp`] classifies a response by its status (408, 429 and
+//!   5xx retry, other 4xx stop) and reads the server
 //!   hint from its headers ([`hint`]): `grpc-retry-pushback-ms`,
 //!   `x-amz-retry-after`, then `Retry-After` (seconds or an HTTP-date).
 //!   Status lists can override the defaults.
 //! - [`IdempotentOnly`] clones a request for a retry only if repeating it is
 //!   safe: an idempotent method (GET, HEAD, OPTIONS, PUT, DELETE, TRACE) or an
-//!   `Idempotency-Key` header. A retried POST can charge a card twice (seed
-//!   001), so other requests are sent once.
+//!   `Idempotency-Key` header. A retried POST can charge a card twice, so
+//!   other requests are sent once.
 //!
 //! ```
 //! use http::{Method, Request, Response, StatusCode};
@@ -34,8 +34,9 @@ use std::time::SystemTime;
 use http::header::{HeaderMap, HeaderName};
 use http::{Method, Request, Response, StatusCode};
 
-use crate::classify::{ErrorKind, Failure, Hint};
-use crate::service::{ByClone, ClassifyResult, CloneRequest};
+pub use crate::classify::http::{ClassifyHttp, StatusSet};
+use crate::classify::{ClassifyResult, DefaultRules, ErrorKind, Failure, Hint, ResponseRules};
+use crate::service::{ByClone, CloneRequest};
 
 /// The `Idempotency-Key` header: a request carrying it may be repeated, the
 /// server recognising the repeat.
@@ -80,112 +81,7 @@ pub fn hint(headers: &HeaderMap, now: SystemTime) -> Option<Hint> {
         .or_else(|| retry_after_all(values(RETRY_AFTER), now))
 }
 
-/// A set of HTTP status codes (100 to 999), stored as bits.
-#[derive(Clone, Copy, PartialEq, Eq, Default)]
-pub struct StatusSet([u64; 16]);
-
-impl StatusSet {
-    /// The empty set.
-    pub const fn new() -> Self {
-        StatusSet([0; 16])
-    }
-
-    /// The set with `status` added; codes outside 100..=999 are ignored.
-    pub const fn with(mut self, status: u16) -> Self {
-        if status >= 100 && status <= 999 {
-            self.0[(status / 64) as usize] |= 1 << (status % 64);
-        }
-        self
-    }
-
-    /// Whether `status` is in the set.
-    pub const fn contains(&self, status: u16) -> bool {
-        status <= 999 && self.0[(status / 64) as usize] & (1 << (status % 64)) != 0
-    }
-
-    /// Whether the set is empty.
-    pub const fn is_empty(&self) -> bool {
-        let mut i = 0;
-        while i < self.0.len() {
-            if self.0[i] != 0 {
-                return false;
-            }
-            i += 1;
-        }
-        true
-    }
-
-    /// The codes in the set, in order.
-    pub fn iter(&self) -> impl Iterator<Item = u16> + '_ {
-        (100..=999).filter(|&status| self.contains(status))
-    }
-}
-
-impl fmt::Debug for StatusSet {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_set().entries(self.iter()).finish()
-    }
-}
-
-impl FromIterator<u16> for StatusSet {
-    fn from_iter<I: IntoIterator<Item = u16>>(iter: I) -> Self {
-        iter.into_iter().fold(StatusSet::new(), StatusSet::with)
-    }
-}
-
-/// Classifies HTTP responses by status and reads their server hints.
-///
-/// # Default
-/// SPEC section 6 (seed 004): 429 is throttled, 408 and every 5xx transient,
-/// any other 4xx permanent, everything below 400 a success. A status in the
-/// stop list is permanent and one in the retry list transient (429:
-/// throttled), the stop list winning. Errors (no response at all) are
-/// transient: the reqwest integration classifies its errors more finely.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ClassifyHttp {
-    retry: StatusSet,
-    stop: StatusSet,
-}
-
 impl ClassifyHttp {
-    /// The SPEC rules.
-    pub const fn new() -> Self {
-        ClassifyHttp { retry: StatusSet::new(), stop: StatusSet::new() }
-    }
-
-    /// Also retries `status` (say 409 for a service that uses it for "try again").
-    pub const fn with_retry_status(mut self, status: u16) -> Self {
-        self.retry = self.retry.with(status);
-        self
-    }
-
-    /// Never retries `status` (say 501 Not Implemented, which no retry fixes).
-    pub const fn with_stop_status(mut self, status: u16) -> Self {
-        self.stop = self.stop.with(status);
-        self
-    }
-
-    /// Replaces the retry and stop lists.
-    pub const fn with_status_lists(mut self, retry: StatusSet, stop: StatusSet) -> Self {
-        self.retry = retry;
-        self.stop = stop;
-        self
-    }
-
-    /// The kind of failure `status` is, or `None` for a success.
-    pub const fn status_kind(&self, status: u16) -> Option<ErrorKind> {
-        if self.stop.contains(status) {
-            Some(ErrorKind::Permanent)
-        } else if self.retry.contains(status) || status >= 400 {
-            match crate::classify::http::status_kind(status) {
-                ErrorKind::Permanent if self.retry.contains(status) => Some(ErrorKind::Transient),
-                kind => Some(kind),
-            }
-        } else {
-            None
-        }
-    }
-
     /// Classifies a response from its status and headers: `None` for a
     /// success, otherwise the failure with the headers' hint.
     pub fn classify_parts(&self, status: StatusCode, headers: &HeaderMap) -> Option<Failure> {
@@ -213,6 +109,18 @@ impl<B, E> ClassifyResult<Response<B>, E> for ClassifyHttp {
 
     fn describe(response: &Response<B>, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         ClassifyHttp::describe_status(response.status(), f)
+    }
+}
+
+/// A policy with no classifier of its own classifies `http` responses by
+/// the HTTP rules (its [`DefaultRules::http`] lists), errors as transient.
+impl<B, E> ResponseRules<E> for Response<B> {
+    fn classify_default(rules: &DefaultRules, result: Result<&Self, &E>) -> Option<Failure> {
+        rules.http().classify_result(result)
+    }
+
+    fn describe(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        ClassifyHttp::describe_status(self.status(), f)
     }
 }
 
@@ -245,23 +153,6 @@ mod tests {
 
     fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
         pairs.iter().map(|(name, value)| (HeaderName::from_static(name), value.parse().unwrap())).collect()
-    }
-
-    #[test]
-    fn statuses_follow_spec_and_lists_override() {
-        let c = ClassifyHttp::new();
-        assert_eq!(c.status_kind(200), None);
-        assert_eq!(c.status_kind(304), None);
-        assert_eq!(c.status_kind(404), Some(ErrorKind::Permanent));
-        assert_eq!(c.status_kind(408), Some(ErrorKind::Transient));
-        assert_eq!(c.status_kind(429), Some(ErrorKind::Throttled));
-        assert_eq!(c.status_kind(503), Some(ErrorKind::Transient));
-        let c = c.with_retry_status(409).with_stop_status(501).with_retry_status(501);
-        assert_eq!(c.status_kind(409), Some(ErrorKind::Transient));
-        assert_eq!(c.status_kind(501), Some(ErrorKind::Permanent), "the stop list wins");
-        let set: StatusSet = [100, 999, 1000, 0, 503].into_iter().collect();
-        assert_eq!(set.iter().collect::<Vec<_>>(), [100, 503, 999]);
-        assert!(!set.contains(1000) && !set.contains(u16::MAX) && StatusSet::new().is_empty());
     }
 
     #[test]

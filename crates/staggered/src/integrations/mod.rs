@@ -1,6 +1,6 @@
 //! Integrations with other crates, each behind its feature: `http`
-//! responses, the `tower` middleware, the `reqwest-middleware` middleware, and
-//! what the request/response ones share (`service`).
+//! responses, the `tower` middleware, the `reqwest-middleware` middleware,
+//! tonic's gRPC calls, and what the request/response ones share (`service`).
 
 #[cfg(feature = "http")]
 pub mod http;
@@ -8,5 +8,7 @@ pub mod http;
 pub mod reqwest;
 #[cfg(feature = "std")]
 pub mod service;
+#[cfg(feature = "tonic")]
+pub mod tonic;
 #[cfg(feature = "tower")]
 pub mod tower;

@@ -4,16 +4,26 @@
 //! [`RetryMiddleware`] retries a request on the staggered schedule of its
 //! [`RetryPolicy`], with every rule of the retry decision (`max_attempts`,
 //! deadline, budget, hooks, `tracing`):
-//! - **What retries** ([`ClassifyHttp`]): 408, 429 and 5xx responses;
-//!   connection failures and timeouts ([`classify_error`]). Other 4xx and
-//!   malformed requests stop at once.
+//! - **What retries**: 408, 429 and 5xx responses; connection failures and
+//!   timeouts ([`classify_error`]). Other 4xx and malformed requests stop at
+//!   once. These are the rules of any policy: one with no classifier
+//!   ([`DefaultRules`](crate::DefaultRules), adjusted by a configuration
+//!   file's status lists), [`ClassifyHttp`], and a classifier of errors
+//!   alone (a closure, [`RetryPolicy::retry_if`]), which classifies the
+//!   errors while the responses keep the HTTP rules. Only a classifier that
+//!   judges responses itself ([`ByResult`](crate::ByResult)) replaces them.
 //! - **Server hints**: `Retry-After` (seconds or HTTP-date),
 //!   `x-amz-retry-after` and `grpc-retry-pushback-ms` are honoured: the
 //!   retry waits at least that long, and a hint past the policy's `max_hint`
-//!   stops instead (see [`RetryPolicy::with_max_hint`]).
+//!   stops instead. Unless set, `max_hint` here is at least a minute
+//!   ([`SERVICE_MAX_HINT`](crate::SERVICE_MAX_HINT)), so an ordinary 429
+//!   with `Retry-After: 30` waits, as long as the deadline allows.
+//! - **The deadline** bounds the whole request: an attempt still running
+//!   when the time left runs out is cut, and the caller gets a
+//!   [`TimedOut`] error (as a `reqwest_middleware::Error::Middleware`).
 //! - **Which requests**: only those safe to send twice, an idempotent method
 //!   (GET, HEAD, OPTIONS, PUT, DELETE, TRACE) or an `Idempotency-Key` header,
-//!   because a retried POST can charge a card twice (seed 001). Opt in for
+//!   because a retried POST can charge a card twice. Opt in for
 //!   all requests with [`RetryMiddleware::retry_non_idempotent`], or for one
 //!   with the [`Idempotent`] extension. A request whose body cannot be cloned
 //!   (a stream) is sent once.
@@ -29,10 +39,10 @@
 //! ```no_run
 //! # async fn demo() -> Result<(), reqwest_middleware::Error> {
 //! use staggered::reqwest::{RetryMiddleware, RetryReport};
-//! use staggered::{Preset, TokenBucket};
+//! use staggered::{Preset, RetryPolicy, TokenBucket};
 //!
 //! let retry = RetryMiddleware::from_policy(
-//!     RetryMiddleware::policy_for(Preset::Interactive.backoff()).with_budget(TokenBucket::new()),
+//!     RetryPolicy::new(Preset::Interactive.backoff()).with_budget(TokenBucket::new()),
 //! );
 //! let client = reqwest_middleware::ClientBuilder::new(reqwest::Client::new()).with(retry).build();
 //! let response = client.get("http://127.0.0.1:8080/flaky").send().await?;
@@ -52,14 +62,14 @@ use ::reqwest::{Request, Response};
 use reqwest_middleware::{Middleware, Next};
 
 use crate::budget::Budget;
-use crate::classify::{ErrorKind, Failure};
+use crate::classify::{ClassifyResult, DefaultRules, ErrorKind, Failure, ResponseRules};
 use crate::http::ClassifyHttp;
 use crate::retry::event::Notify;
 use crate::retry::timeout::TimeoutFor;
 use crate::service::attempts::Attempts;
-use crate::service::{ClassifyResult, FailedAttempt};
+use crate::service::FailedAttempt;
 use crate::sleep::{Clock, Sleeper, TokioClock, TokioSleeper};
-use crate::{RetryPolicy, Schedule, StopReason, TimedOut};
+use crate::{Decision, RetryPolicy, Schedule, StopReason, TimedOut};
 
 /// The error type of `reqwest_middleware`.
 type Error = reqwest_middleware::Error;
@@ -69,7 +79,8 @@ type Error = reqwest_middleware::Error;
 /// # Default
 /// | part | default |
 /// |---|---|
-/// | classifier | [`ClassifyHttp`] with [`new`](RetryMiddleware::new); the policy's own with [`from_policy`](RetryMiddleware::from_policy) |
+/// | classifier | the policy's; the HTTP rules for responses unless it judges responses itself |
+/// | `max_hint` | the policy's if set, else at least one minute |
 /// | requests retried | idempotent methods and `Idempotency-Key` only |
 /// | timer | [`TokioSleeper`] and [`TokioClock`] |
 #[derive(Debug, Clone)]
@@ -93,12 +104,26 @@ impl<S: Schedule> RetryMiddleware<RetryPolicy<S, ClassifyHttp>> {
     }
 }
 
-impl<P> RetryMiddleware<P> {
-    /// Retries with `policy`, whose classifier must be a
-    /// [`ClassifyResult`] of reqwest's responses and errors (such as
-    /// [`ClassifyHttp`]; the default `AlwaysTransient` would call every
-    /// response a success).
-    pub fn from_policy(policy: P) -> Self {
+impl<S, C, N, B, T> RetryMiddleware<RetryPolicy<S, C, N, B, T>> {
+    /// Retries with `policy`: any policy, its classifier included (see the
+    /// [module docs](self) for what each kind of classifier does here), such
+    /// as a configuration file's (`RetryConfig::async_policy`). A classifier
+    /// of other errors than reqwest-middleware's is refused here, by name:
+    ///
+    /// ```compile_fail,E0277
+    /// use staggered::classify::io::classify_io;
+    /// use staggered::reqwest::RetryMiddleware;
+    /// use staggered::{Preset, RetryPolicy};
+    ///
+    /// // `classify_io` classifies `std::io::Error`s, which reqwest never returns.
+    /// let retry = RetryMiddleware::from_policy(RetryPolicy::new(Preset::Interactive.backoff()).classify(classify_io));
+    /// ```
+    pub fn from_policy(policy: RetryPolicy<S, C, N, B, T>) -> Self
+    where
+        C: ClassifyResult<Response, Error>,
+        N: Notify<FailedAttempt<Response, Error>>,
+        T: TimeoutFor<TimedOut>,
+    {
         RetryMiddleware { policy, sleeper: TokioSleeper, clock: TokioClock, any_method: false }
     }
 }
@@ -202,6 +227,41 @@ impl ClassifyResult<Response, Error> for ClassifyHttp {
     }
 }
 
+/// A policy with no classifier of its own classifies reqwest's responses by
+/// the HTTP rules (its [`DefaultRules::http`] lists), its errors by
+/// [`classify_error`].
+impl ResponseRules<Error> for Response {
+    fn classify_default(rules: &DefaultRules, result: Result<&Self, &Error>) -> Option<Failure> {
+        rules.http().classify_result(result)
+    }
+
+    fn describe(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        ClassifyHttp::describe_status(self.status(), f)
+    }
+}
+
+/// How one attempt went, as the middleware classified it.
+enum Judged {
+    /// Not a failure: what the caller gets.
+    Success(Result<Response, Error>),
+    /// A failed attempt, as the hooks see it, and its classification.
+    Failed(FailedAttempt<Response, Error>, Failure),
+}
+
+/// The outcome of one attempt by `classifier`, the responses by the HTTP
+/// rules when it judges only errors.
+fn classify<C: ClassifyResult<Response, Error>>(classifier: &C, result: Result<Response, Error>) -> Judged {
+    let failure = match (C::JUDGES_RESPONSES, result.as_ref()) {
+        (false, Ok(response)) => ClassifyHttp::new().classify_parts(response.status(), response.headers()),
+        (_, outcome) => classifier.classify_result(outcome),
+    };
+    match failure {
+        None => Judged::Success(result),
+        Some(failure) if C::JUDGES_RESPONSES => Judged::Failed(FailedAttempt::new::<C>(result), failure),
+        Some(failure) => Judged::Failed(FailedAttempt::new::<ClassifyHttp>(result), failure),
+    }
+}
+
 impl<S, C, N, B, T, Z, K> RetryMiddleware<RetryPolicy<S, C, N, B, T>, Z, K>
 where
     S: Schedule + Send + Sync,
@@ -230,28 +290,37 @@ where
     ) -> Result<Response, Error> {
         let policy = &self.policy;
         let mut spare = if self.is_repeatable(&request, extensions) { request.try_clone() } else { None };
-        let mut attempts = Attempts::start::<_, _, _, _, _, _, TimedOut>(policy, &self.clock);
+        let timeout = <T as TimeoutFor<TimedOut>>::timeout(&policy.timeout);
+        let mut attempts = Attempts::start(policy, timeout, &self.clock);
         let mut request = request;
         loop {
-            let limit = attempts.attempt_limit::<_, _, _, _, _, _, TimedOut>(policy, &self.clock);
+            let limit = attempts.attempt_limit(&self.clock);
             let sent = next.clone().run(request, extensions);
-            let (result, failure) = match limit {
-                None => (sent.await, None),
-                Some((after, _)) => match crate::retry::future::race(sent, self.sleeper.sleep(after)).await {
-                    Some(result) => (result, None),
-                    None => (Err(Error::middleware(TimedOut { after })), Some(Failure::timeout())),
+            let outcome = match limit {
+                None => classify(&policy.classifier, sent.await),
+                Some(after) => match crate::retry::future::race(sent, self.sleeper.cut_after(after)).await {
+                    Some(result) => classify(&policy.classifier, result),
+                    None => {
+                        let cut = Err(Error::middleware(TimedOut { after }));
+                        Judged::Failed(FailedAttempt::new::<ClassifyHttp>(cut), Failure::timeout())
+                    }
                 },
             };
-            let Some(failure) = failure.or_else(|| policy.classifier.classify_result(result.as_ref())) else {
-                attempts.on_success(&policy.budget);
-                return result.map(|response| report(response, attempts.attempt(), attempts.waited(), None));
+            let (failed, failure) = match outcome {
+                Judged::Success(result) => {
+                    attempts.on_success(policy);
+                    return result
+                        .map(|response| report(response, attempts.attempt(), attempts.waited(), None));
+                }
+                Judged::Failed(failed, failure) => (failed, failure),
             };
             let Some(next_request) = spare.take() else {
                 let stopped = (failure.kind == ErrorKind::Permanent).then_some(StopReason::Permanent);
-                return result.map(|response| report(response, 1, Duration::ZERO, stopped));
+                return failed.into_result().map(|response| report(response, 1, Duration::ZERO, stopped));
             };
-            let failed = FailedAttempt::new::<C>(result);
-            match attempts.on_failure(policy, &self.clock, &failed, failure, || policy.decision()) {
+            let decision = |limits| Decision::for_schedule(&policy.schedule, limits, &policy.budget);
+            let error_type = failed.type_name();
+            match attempts.on_failure(policy, &self.clock, &failed, error_type, failure, decision) {
                 Ok(delay) => {
                     // Free the failed response's connection before waiting.
                     drop(failed);

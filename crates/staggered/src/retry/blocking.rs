@@ -1,16 +1,26 @@
-//! The blocking driver: a plain loop around [`RetryPolicy::step`].
+//! The blocking driver: a plain loop around [`Parts::step`].
+//!
+//! A blocking call cannot be cut: the loop never starts an attempt once the
+//! wait before it would reach the deadline, but an attempt that runs past
+//! the deadline runs to its end. So a policy with a per-attempt timeout has
+//! no blocking driver ([`CanBlock`]).
 
 use core::time::Duration;
 
 use crate::budget::Budget;
 use crate::classify::Classifier;
 use crate::retry::event::Notify;
+use crate::retry::parts::Parts;
+use crate::retry::timeout::CanBlock;
 use crate::sleep::{BlockingSleeper, Clock};
 use crate::{Retried, RetryError, RetryPolicy, Schedule};
 
 impl<S: Schedule, C, N, B: Budget, T> RetryPolicy<S, C, N, B, T> {
     /// Calls `op` (given the attempt number, from 1) until it succeeds or the
     /// policy gives up, sleeping with `std::thread::sleep`.
+    ///
+    /// A running call cannot be cut: the deadline is kept by never starting
+    /// an attempt the wait before which would reach it.
     ///
     /// # Errors
     /// A [`RetryError`] with the stop reason, the attempts made and the last error.
@@ -21,9 +31,12 @@ impl<S: Schedule, C, N, B: Budget, T> RetryPolicy<S, C, N, B, T> {
         F: FnMut(u32) -> Result<R, E>,
         C: Classifier<E>,
         N: Notify<E>,
+        T: CanBlock,
         E: core::fmt::Display,
     {
-        self.run_with(op, &crate::sleep::StdSleeper, &crate::sleep::StdClock).map(|done| done.value)
+        self.parts()
+            .run_blocking(op, &crate::sleep::StdSleeper, &crate::sleep::StdClock)
+            .map(|done| done.value)
     }
 
     /// Like [`call`](RetryPolicy::call), returning the attempts made and the
@@ -38,9 +51,10 @@ impl<S: Schedule, C, N, B: Budget, T> RetryPolicy<S, C, N, B, T> {
         F: FnMut(u32) -> Result<R, E>,
         C: Classifier<E>,
         N: Notify<E>,
+        T: CanBlock,
         E: core::fmt::Display,
     {
-        self.run_with(op, &crate::sleep::StdSleeper, &crate::sleep::StdClock)
+        self.parts().run_blocking(op, &crate::sleep::StdSleeper, &crate::sleep::StdClock)
     }
 
     /// Like [`run`](RetryPolicy::run), waiting with `sleeper` and reading
@@ -50,8 +64,26 @@ impl<S: Schedule, C, N, B: Budget, T> RetryPolicy<S, C, N, B, T> {
     /// # Errors
     /// As [`call`](RetryPolicy::call).
     #[inline]
-    pub fn run_with<R, E, F, Z, K>(
-        &self,
+    pub fn run_with<R, E, F, Z, K>(&self, op: F, sleeper: &Z, clock: &K) -> Result<Retried<R>, RetryError<E>>
+    where
+        F: FnMut(u32) -> Result<R, E>,
+        C: Classifier<E>,
+        N: Notify<E>,
+        T: CanBlock,
+        E: core::fmt::Display,
+        Z: BlockingSleeper + ?Sized,
+        K: Clock + ?Sized,
+    {
+        self.parts().run_blocking(op, sleeper, clock)
+    }
+}
+
+impl<S: Schedule, C, N, B: Budget, T> Parts<'_, S, C, N, B, T> {
+    /// The blocking loop, for the policy's methods and for
+    /// [`Retrying`](crate::Retrying).
+    #[inline]
+    pub(crate) fn run_blocking<R, E, F, Z, K>(
+        self,
         mut op: F,
         sleeper: &Z,
         clock: &K,
@@ -69,6 +101,7 @@ impl<S: Schedule, C, N, B: Budget, T> RetryPolicy<S, C, N, B, T> {
         match op(1) {
             Ok(value) => {
                 self.budget.deposit(1, None);
+                self.instruments.first_try_success();
                 Ok(Retried { value, attempts: 1, waited: Duration::ZERO })
             }
             Err(error) => self.retry_blocking(op, error, start, sleeper, clock),
@@ -79,7 +112,7 @@ impl<S: Schedule, C, N, B: Budget, T> RetryPolicy<S, C, N, B, T> {
     /// path stays a call and a branch.
     #[inline(never)]
     fn retry_blocking<R, E, F, Z, K>(
-        &self,
+        self,
         mut op: F,
         mut error: E,
         start: Option<K::Instant>,
@@ -94,12 +127,13 @@ impl<S: Schedule, C, N, B: Budget, T> RetryPolicy<S, C, N, B, T> {
         Z: BlockingSleeper + ?Sized,
         K: Clock + ?Sized,
     {
+        let error_type = core::any::type_name::<E>();
         let mut stopwatch = self.stopwatch::<E, K>(start, clock);
         let mut decision = self.decision();
         let mut waited = Duration::ZERO;
         loop {
             let failure = self.classify_error(&error);
-            match self.step(&mut decision, &error, failure, stopwatch.elapsed(clock)) {
+            match self.step(&mut decision, &error, error_type, failure, stopwatch.elapsed(clock)) {
                 Ok(delay) => {
                     // A zero wait is no wait: no sleeper call, no system call.
                     if !delay.is_zero() {
@@ -111,7 +145,7 @@ impl<S: Schedule, C, N, B: Budget, T> RetryPolicy<S, C, N, B, T> {
             }
             match op(decision.attempt()) {
                 Ok(value) => {
-                    decision.on_success();
+                    self.succeeded(&mut decision);
                     return Ok(Retried { value, attempts: decision.attempt(), waited });
                 }
                 Err(next) => error = next,

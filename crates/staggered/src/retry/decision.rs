@@ -23,7 +23,10 @@ use crate::Schedule;
 #[non_exhaustive]
 pub struct Limits {
     /// The total number of calls, first one included; `None` leaves only the
-    /// schedule's end (and the deadline) to stop.
+    /// schedule's end (and the deadline) to stop. The first call is always
+    /// made, so the decision reads `Some(0)` as 1; the schedule builders,
+    /// configuration files and [`RetryPolicy::with_max_attempts`](crate::RetryPolicy::with_max_attempts)
+    /// refuse 0.
     pub max_attempts: Option<u32>,
     /// The total time budget from the start of attempt 1, operation time included.
     pub deadline: Option<Duration>,
@@ -60,6 +63,7 @@ impl Limits {
 
     /// The time left before the deadline, `elapsed` after attempt 1 started;
     /// `None` without a deadline.
+    #[inline]
     pub fn time_left(&self, elapsed: Duration) -> Option<Duration> {
         self.deadline.map(|deadline| deadline.saturating_sub(elapsed))
     }
@@ -69,6 +73,17 @@ impl Limits {
     /// deadline if that is shorter.
     pub fn attempt_time(&self, timeout: Duration, elapsed: Duration) -> Duration {
         self.time_left(elapsed).map_or(timeout, |left| timeout.min(left))
+    }
+
+    /// How long the next attempt of an async driver may run, `elapsed` after
+    /// attempt 1 started: the per-attempt `timeout` if any, cut to the time
+    /// left before the deadline; `None` when neither limits it.
+    #[inline]
+    pub fn attempt_limit(&self, timeout: Option<Duration>, elapsed: Duration) -> Option<Duration> {
+        match (timeout, self.time_left(elapsed)) {
+            (Some(timeout), Some(left)) => Some(timeout.min(left)),
+            (timeout, left) => timeout.or(left),
+        }
     }
 
     /// The same limits with `max_attempts`.
@@ -186,6 +201,8 @@ pub struct Decision<D, B = NoBudget> {
     last_failure: Option<Failure>,
     /// How the delays are walked: in order, or as their schedule says.
     steering: Steering<D>,
+    /// The wait the last failure was given or refused, for [`Decision::last_wait`].
+    last_wait: Option<Duration>,
 }
 
 impl<D: Iterator<Item = Duration>> Decision<D> {
@@ -222,6 +239,7 @@ impl<D: Iterator<Item = Duration>, B: Budget> Decision<D, B> {
             cancelled: false,
             last_failure: None,
             steering,
+            last_wait: None,
         }
     }
 
@@ -230,6 +248,17 @@ impl<D: Iterator<Item = Duration>, B: Budget> Decision<D, B> {
     pub fn with_hint_seed(mut self, seed: u64) -> Self {
         self.hint_rng = Some(FastRng::seed(seed));
         self
+    }
+
+    /// The current attempt was cut at the deadline with no error to decide
+    /// on: the budget records the failure, and the retrying stops (at the
+    /// deadline, or as cancelled if it was).
+    pub(crate) fn on_cut(&mut self, failure: &Failure) -> StopReason {
+        if self.cancelled {
+            return StopReason::Cancelled;
+        }
+        self.budget.record_failure(failure);
+        StopReason::Deadline
     }
 
     /// The attempt whose outcome is reported next (1 for the first call).
@@ -266,6 +295,32 @@ impl<D: Iterator<Item = Duration>, B: Budget> Decision<D, B> {
         self.cancelled
     }
 
+    /// The wait chosen after the last failure (the scheduled delay, or what
+    /// the hint policy made of a server hint), whether [`on_failure`]
+    /// answered it with [`Action::Retry`] or refused it because it would end
+    /// at or after the deadline ([`StopReason::Deadline`]) or the budget said
+    /// no. `None` before any failure, and when the decision stopped before
+    /// choosing a wait (cancelled, permanent, attempts exhausted, a hint
+    /// refused). A driver that gives up for the deadline can say how long
+    /// the wait would have been, beside the time that was left.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use staggered::{Action, Decision, Failure, Limits, StopReason};
+    ///
+    /// let limits = Limits::NONE.with_deadline(Some(Duration::from_secs(10)));
+    /// let mut decision = Decision::new([Duration::from_secs(8)].into_iter(), limits);
+    /// let elapsed = Duration::from_secs(4);
+    /// assert_eq!(decision.on_failure(&Failure::TRANSIENT, elapsed), Action::Stop(StopReason::Deadline));
+    /// assert_eq!(decision.last_wait(), Some(Duration::from_secs(8)));
+    /// assert_eq!(decision.time_left(elapsed), Some(Duration::from_secs(6)));
+    /// ```
+    ///
+    /// [`on_failure`]: Decision::on_failure
+    pub const fn last_wait(&self) -> Option<Duration> {
+        self.last_wait
+    }
+
     /// Records that the current attempt succeeded (the budget may refund).
     pub fn on_success(&mut self) {
         self.budget.deposit(self.attempt, self.last_failure.as_ref());
@@ -291,6 +346,7 @@ impl<D: Iterator<Item = Duration>, B: Budget> Decision<D, B> {
     }
 
     fn decide(&mut self, failure: &Failure, elapsed: Duration) -> Result<Duration, StopReason> {
+        self.last_wait = None;
         if self.cancelled {
             return Err(StopReason::Cancelled);
         }
@@ -312,6 +368,7 @@ impl<D: Iterator<Item = Duration>, B: Budget> Decision<D, B> {
                 hint_policy.wait(hint, scheduled, max_hint, || self.jittered_hint(hint, elapsed))?
             }
         };
+        self.last_wait = Some(wait);
         if let Some(deadline) = self.limits.deadline {
             // An attempt that would start exactly at the deadline would have
             // no time to run: that is a stop too.
@@ -412,6 +469,33 @@ mod tests {
         assert!(!d.is_cancelled());
         let mut d = Decision::new(ones(), limits);
         assert_eq!(d.on_failure(&Failure::TRANSIENT, Duration::MAX), Action::Stop(StopReason::Deadline));
+    }
+
+    #[test]
+    fn the_last_wait_is_known_whether_given_or_refused() {
+        let limits = Limits::NONE.with_deadline(Some(Duration::from_millis(2500))).with_max_attempts(Some(4));
+        let mut d = Decision::new(ones(), limits);
+        assert_eq!(d.last_wait(), None, "no failure yet");
+        assert_eq!(d.on_failure(&Failure::TRANSIENT, Duration::ZERO), Action::Retry(SEC));
+        assert_eq!(d.last_wait(), Some(SEC), "given");
+        let late = Duration::from_millis(1600);
+        assert_eq!(d.on_failure(&Failure::TRANSIENT, late), Action::Stop(StopReason::Deadline));
+        assert_eq!(d.last_wait(), Some(SEC), "refused for the deadline");
+        assert_eq!(d.on_failure(&Failure::PERMANENT, Duration::ZERO), Action::Stop(StopReason::Permanent));
+        assert_eq!(d.last_wait(), None, "no wait chosen for a permanent error");
+        // A hint sets the wait: at least the hint.
+        let hinted = Failure::THROTTLED.with_hint(Hint::After(Duration::from_secs(5)));
+        let mut d = Decision::new(ones(), limits.with_hint_jitter(0.0));
+        assert_eq!(d.on_failure(&hinted, Duration::ZERO), Action::Stop(StopReason::Deadline));
+        assert_eq!(d.last_wait(), Some(Duration::from_secs(5)));
+        // The budget's refusal keeps the wait it refused.
+        let budget = Refuse(Cell::new(0));
+        let mut d = Decision::with_budget(ones(), Limits::NONE, &budget);
+        assert_eq!(
+            d.on_failure(&Failure::TRANSIENT, Duration::ZERO),
+            Action::Stop(StopReason::BudgetExhausted)
+        );
+        assert_eq!(d.last_wait(), Some(SEC));
     }
 
     #[test]

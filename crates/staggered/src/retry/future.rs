@@ -2,6 +2,13 @@
 //! blocking, on any runtime through [`Sleeper`] and [`Clock`]. Dropping the
 //! future cancels cleanly: it owns nothing but the operation's future and a
 //! timer, which drop with it.
+//!
+//! An async attempt can be cut, so the deadline bounds the whole operation:
+//! each attempt runs at most until the deadline (or its per-attempt
+//! timeout, if that comes first). A cut attempt fails with [`TimedOut`] if
+//! the operation's error type can hold it (the policy has a timeout, so
+//! `E: From<TimedOut>`); otherwise the retrying ends there, and the
+//! [`RetryError`] says so ([`RetryError::cut_at_deadline`]).
 
 use core::future::{poll_fn, Future};
 use core::pin::pin;
@@ -9,79 +16,102 @@ use core::task::Poll;
 use core::time::Duration;
 
 use crate::budget::Budget;
-use crate::classify::{Classifier, Failure};
+use crate::classify::Classifier;
 use crate::retry::event::Notify;
-use crate::retry::timeout::{MakeTimeoutError, TimeoutFor};
+use crate::retry::timeout::TimeoutFor;
 use crate::sleep::{Clock, DefaultRuntime, Runtime, Sleeper};
 use crate::{Retried, RetryError, RetryPolicy, Schedule, TimedOut};
 
-/// The async retry loop, as an `async move` block (not awaited) whose `Ok`
-/// is `$map` applied to the [`Retried`] `$done`. Both forms of operation (a
-/// closure returning a future, and an async closure borrowing from its
-/// surroundings) expand this one body: they cannot share a generic
-/// function, because naming an async closure's borrowing future is not yet
-/// stable Rust. Attempt 1 runs before any retry state exists, so a success
-/// builds and stores nothing else (measured in `crates/bench`: 89 -> 62
-/// instructions per call over the earlier nested form).
-macro_rules! retry_block {
-    ($self:ident, $op:ident, $sleeper:expr, $clock:expr, $done:ident => $map:expr) => {
-        async move {
-            let limit = $self.timeout.limit();
-            let start =
-                if $self.limits.deadline.is_some() || limit.is_some() { Some($clock.now()) } else { None };
-            $self.budget.record_request();
-            let first = match limit {
-                None => $op(1).await.map_err(|error| (error, false)),
-                Some((timeout, make)) => {
-                    let elapsed = start.map_or(Duration::ZERO, |start| $clock.since(start));
-                    let cut = $self.limits.attempt_time(timeout, elapsed);
-                    timed($op(1), cut, make, $sleeper).await
+/// How an attempt failed: with its own error, or cut by its time limit.
+pub(crate) enum Failed<E> {
+    Error(E),
+    Cut(TimedOut),
+}
+
+/// The async retry loop, as a block to put in an `async move` block, whose
+/// `Ok` is `$map` applied to the [`Retried`] `$done`. Every form of
+/// operation (a closure returning a future, an async closure borrowing from
+/// its surroundings, a [`Retrying`](crate::Retrying) call) expands this one
+/// body: they cannot share a generic function, because naming an async
+/// closure's borrowing future is not yet stable Rust. Attempt 1 runs before
+/// any retry state exists, so a success builds and stores nothing else
+/// (measured in `crates/bench`: 89 -> 62 instructions per call over the
+/// earlier nested form).
+macro_rules! retry_body {
+    ($policy:expr, $parts:expr, $op:ident, $sleeper:expr, $clock:expr, $done:ident => $map:expr) => {{
+        // Attempt 1 reads the policy alone; the parts the retries need (the
+        // classifier, the hooks) are gathered only once it has failed.
+        let policy = $policy;
+        let timeout = <_ as $crate::TimeoutFor<E>>::timeout(&policy.timeout);
+        let start =
+            if policy.limits.deadline.is_some() || timeout.is_some() { Some($clock.now()) } else { None };
+        policy.budget.record_request();
+        let first = match policy.limits.attempt_limit(timeout, core::time::Duration::ZERO) {
+            None => $op(1).await.map_err($crate::retry::future::Failed::Error),
+            Some(cut) => $crate::retry::future::timed($op(1), cut, $sleeper).await,
+        };
+        let mut failed = match first {
+            Ok(value) => {
+                policy.budget.deposit(1, None);
+                policy.instruments.first_try_success();
+                let $done = $crate::Retried { value, attempts: 1, waited: core::time::Duration::ZERO };
+                return Ok($map);
+            }
+            Err(failed) => failed,
+        };
+        let parts = $parts;
+        let error_type = core::any::type_name::<E>();
+        let make_error = <_ as $crate::TimeoutFor<E>>::make_error(parts.timeout);
+        let mut stopwatch = parts.stopwatch::<E, _>(start, $clock);
+        let mut decision = parts.decision();
+        let mut waited = core::time::Duration::ZERO;
+        // The last error an attempt returned, for a cut that has none.
+        let mut last: Option<E> = None;
+        loop {
+            let (error, failure) = match failed {
+                $crate::retry::future::Failed::Error(error) => {
+                    let failure = parts.classify_error(&error);
+                    (error, failure)
                 }
+                $crate::retry::future::Failed::Cut(cut) => match make_error {
+                    Some(make) => (make(cut), $crate::Failure::timeout()),
+                    None => {
+                        let elapsed = stopwatch.elapsed($clock);
+                        let reason = parts.cut(&mut decision, last.as_ref(), error_type, cut, elapsed);
+                        return Err($crate::RetryError::cut(reason, decision.attempt(), waited, last, cut));
+                    }
+                },
             };
-            let (mut error, mut cut) = match first {
-                Ok(value) => {
-                    $self.budget.deposit(1, None);
-                    let $done = Retried { value, attempts: 1, waited: Duration::ZERO };
-                    return Ok($map);
+            match parts.step(&mut decision, &error, error_type, failure, stopwatch.elapsed($clock)) {
+                Ok(delay) => {
+                    // Even a zero wait goes to the sleeper: on a runtime it yields.
+                    $sleeper.sleep(delay).await;
+                    waited = waited.saturating_add(delay);
                 }
-                Err(failed) => failed,
-            };
-            let mut stopwatch = $self.stopwatch::<E, _>(start, $clock);
-            let mut decision = $self.decision();
-            let mut waited = Duration::ZERO;
-            loop {
-                let failure = if cut { Failure::timeout() } else { $self.classify_error(&error) };
-                match $self.step(&mut decision, &error, failure, stopwatch.elapsed($clock)) {
-                    Ok(delay) => {
-                        // Even a zero wait goes to the sleeper: on a runtime it yields.
-                        $sleeper.sleep(delay).await;
-                        waited = waited.saturating_add(delay);
-                    }
-                    Err(reason) => return Err(RetryError::new(reason, decision.attempt(), waited, error)),
-                }
-                let attempt = decision.attempt();
-                let outcome = match limit {
-                    None => $op(attempt).await.map_err(|error| (error, false)),
-                    Some((timeout, make)) => {
-                        let elapsed = stopwatch.start().map_or(Duration::ZERO, |start| $clock.since(start));
-                        timed($op(attempt), $self.limits.attempt_time(timeout, elapsed), make, $sleeper).await
-                    }
-                };
-                match outcome {
-                    Ok(value) => {
-                        decision.on_success();
-                        let $done = Retried { value, attempts: attempt, waited };
-                        return Ok($map);
-                    }
-                    Err((next, next_cut)) => {
-                        error = next;
-                        cut = next_cut;
-                    }
+                Err(reason) => {
+                    return Err($crate::RetryError::new(reason, decision.attempt(), waited, error))
                 }
             }
+            last = Some(error);
+            let attempt = decision.attempt();
+            let elapsed = stopwatch.start().map_or(core::time::Duration::ZERO, |start| $clock.since(start));
+            let outcome = match parts.limits.attempt_limit(timeout, elapsed) {
+                None => $op(attempt).await.map_err($crate::retry::future::Failed::Error),
+                Some(cut) => $crate::retry::future::timed($op(attempt), cut, $sleeper).await,
+            };
+            match outcome {
+                Ok(value) => {
+                    parts.succeeded(&mut decision);
+                    let $done = $crate::Retried { value, attempts: attempt, waited };
+                    return Ok($map);
+                }
+                Err(next) => failed = next,
+            }
         }
-    };
+    }};
 }
+
+pub(crate) use retry_body;
 
 impl<S: Schedule, C, N, B: Budget, T> RetryPolicy<S, C, N, B, T> {
     /// Awaits `op` (given the attempt number, from 1) until it succeeds or the
@@ -89,6 +119,10 @@ impl<S: Schedule, C, N, B: Budget, T> RetryPolicy<S, C, N, B, T> {
     /// a closure returning a future; the retry future is `Send` when they
     /// are, so it can be spawned. For an async closure that borrows mutably
     /// across an await, use [`call_async_mut`](RetryPolicy::call_async_mut).
+    ///
+    /// The deadline bounds the whole operation: an attempt still running
+    /// when the time left runs out is cut (see the
+    /// [module docs](crate#deadlines)).
     ///
     /// # Errors
     /// A [`RetryError`] with the stop reason, the attempts made and the last error.
@@ -107,7 +141,7 @@ impl<S: Schedule, C, N, B: Budget, T> RetryPolicy<S, C, N, B, T> {
     {
         let sleeper = <Runtime<F> as DefaultRuntime>::Sleeper::default();
         let clock = <Runtime<F> as DefaultRuntime>::Clock::default();
-        retry_block!(self, op, &sleeper, &clock, done => done.value)
+        async move { retry_body!(self, self.parts(), op, &sleeper, &clock, done => done.value) }
     }
 
     /// Like [`call_async`](RetryPolicy::call_async), returning the attempts
@@ -130,7 +164,7 @@ impl<S: Schedule, C, N, B: Budget, T> RetryPolicy<S, C, N, B, T> {
     {
         let sleeper = <Runtime<F> as DefaultRuntime>::Sleeper::default();
         let clock = <Runtime<F> as DefaultRuntime>::Clock::default();
-        retry_block!(self, op, &sleeper, &clock, done => done)
+        async move { retry_body!(self, self.parts(), op, &sleeper, &clock, done => done) }
     }
 
     /// Like [`run_async`](RetryPolicy::run_async), waiting with `sleeper` and
@@ -154,13 +188,14 @@ impl<S: Schedule, C, N, B: Budget, T> RetryPolicy<S, C, N, B, T> {
         Z: Sleeper + ?Sized,
         K: Clock + ?Sized,
     {
-        retry_block!(self, op, sleeper, clock, done => done).await
+        retry_body!(self, self.parts(), op, sleeper, clock, done => done)
     }
 
     /// Like [`call_async`](RetryPolicy::call_async) for an async closure
     /// that borrows mutably from its surroundings across an await
     /// (`async |attempt| { log.push(attempt); ... }`). Such a future cannot
-    /// be proven `Send` by today's compiler, so spawn the other form.
+    /// be proven `Send` by today's compiler, so spawn the other form, with
+    /// the state in an `Arc` (see [state across attempts](crate#state-across-attempts)).
     ///
     /// # Errors
     /// As [`call_async`](RetryPolicy::call_async).
@@ -175,7 +210,7 @@ impl<S: Schedule, C, N, B: Budget, T> RetryPolicy<S, C, N, B, T> {
     {
         let sleeper = <Runtime<F> as DefaultRuntime>::Sleeper::default();
         let clock = <Runtime<F> as DefaultRuntime>::Clock::default();
-        retry_block!(self, op, &sleeper, &clock, done => done.value).await
+        retry_body!(self, self.parts(), op, &sleeper, &clock, done => done.value)
     }
 
     /// Like [`call_async_mut`](RetryPolicy::call_async_mut), with the
@@ -198,25 +233,20 @@ impl<S: Schedule, C, N, B: Budget, T> RetryPolicy<S, C, N, B, T> {
         Z: Sleeper + ?Sized,
         K: Clock + ?Sized,
     {
-        retry_block!(self, op, sleeper, clock, done => done).await
+        retry_body!(self, self.parts(), op, sleeper, clock, done => done)
     }
 }
 
-/// One attempt under a time limit: its result, or the error `make` builds
-/// when `cut` passes first (flagged `true`).
-async fn timed<R, E, W, Z>(
-    work: W,
-    cut: Duration,
-    make: MakeTimeoutError<E>,
-    sleeper: &Z,
-) -> Result<R, (E, bool)>
+/// One attempt under a time limit: its result, or [`Failed::Cut`] when
+/// `cut` passes first.
+pub(crate) async fn timed<R, E, W, Z>(work: W, cut: Duration, sleeper: &Z) -> Result<R, Failed<E>>
 where
     W: Future<Output = Result<R, E>>,
     Z: Sleeper + ?Sized,
 {
-    match race(work, sleeper.sleep(cut)).await {
-        Some(result) => result.map_err(|error| (error, false)),
-        None => Err((make(TimedOut { after: cut }), true)),
+    match race(work, sleeper.cut_after(cut)).await {
+        Some(result) => result.map_err(Failed::Error),
+        None => Err(Failed::Cut(TimedOut { after: cut })),
     }
 }
 

@@ -9,7 +9,7 @@ use crate::rng::{FastRng, Rng};
 use crate::schedule::plan::Plan;
 use crate::{CapMode, Delays, Strategy};
 
-/// A validated schedule: a [`Strategy`] with its parameters (SPEC sections 1-3).
+/// A validated schedule: a [`Strategy`] with its parameters.
 ///
 /// `Backoff` is `Copy` and holds no state; [`delays`](Backoff::delays) starts
 /// a fresh [`Delays`] iterator, with its own generator, for each operation.
@@ -107,7 +107,8 @@ impl Backoff {
             None => None,
         }
     }
-    /// The total time budget carried with the schedule (SPEC section 1). The
+    /// The total time budget carried with the schedule, from the start of
+    /// attempt 1, the operation's own time included. The
     /// schedule itself knows no clock: the retry decision enforces it.
     pub const fn deadline(&self) -> Option<Duration> {
         self.deadline
@@ -161,7 +162,7 @@ impl Backoff {
 /// | `base` | 1 s |
 /// | `multiplier` | 2 |
 /// | `max_delay` | 30 s |
-/// | `factor` | 0.5 for `proportional` (Google's default), 0.3 for `additive` (seed 004's standard), unused by the others |
+/// | `factor` | 0.5 for `proportional` (Google's default), 0.3 for `additive` (the `standard` preset's), unused by the others |
 /// | `cap_mode` | [`CapMode::Delay`]: no delay exceeds `max_delay` |
 /// | `max_attempts` | 5 |
 /// | `deadline` | none |

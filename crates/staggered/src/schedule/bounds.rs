@@ -1,4 +1,5 @@
-//! The theoretical range of each retry's delay, as in seed 002's table.
+//! The theoretical range of each retry's delay, as in the table of
+//! google-http-java-client's `ExponentialBackOff` documentation.
 
 use core::time::Duration;
 

@@ -94,6 +94,14 @@ impl<T: Schedule, U: Schedule> Schedule for ByKind<T, U> {
         unbounded_max(self.transient.max_attempts(), self.throttled.max_attempts())
     }
 
+    /// Both schedules for `max_attempts`.
+    fn with_max_attempts(self, max_attempts: u32) -> Result<Self, crate::ConfigError> {
+        Ok(ByKind {
+            transient: self.transient.with_max_attempts(max_attempts)?,
+            throttled: self.throttled.with_max_attempts(max_attempts)?,
+        })
+    }
+
     fn deadline(&self) -> Option<Duration> {
         earliest(self.transient.deadline(), self.throttled.deadline())
     }

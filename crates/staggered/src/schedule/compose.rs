@@ -99,6 +99,15 @@ impl<S: Schedule> Schedule for WithFirstDelay<S> {
         self.rest.max_attempts().map(|attempts| attempts.saturating_add(1))
     }
 
+    /// The first delay, then `rest` extended or cut to the retries left.
+    fn with_max_attempts(self, max_attempts: u32) -> Result<Self, crate::ConfigError> {
+        if max_attempts == 0 {
+            return Err(crate::ConfigError::count(crate::Field::MaxAttempts, crate::Rule::AtLeast(1.0), 0));
+        }
+        let rest = self.rest.with_max_attempts(max_attempts.saturating_sub(1).max(1))?;
+        Ok(WithFirstDelay { first: self.first, rest })
+    }
+
     fn deadline(&self) -> Option<Duration> {
         self.rest.deadline()
     }
@@ -182,6 +191,22 @@ impl<A: Schedule, B: Schedule> Schedule for Then<A, B> {
         let retries = |attempts: u32| attempts.saturating_sub(1);
         let (a, b) = (self.first.max_attempts()?, self.second.max_attempts()?);
         Some(retries(a).saturating_add(retries(b)).saturating_add(1))
+    }
+
+    /// The first schedule, then the second extended to the retries left.
+    fn with_max_attempts(self, max_attempts: u32) -> Result<Self, crate::ConfigError> {
+        if max_attempts == 0 {
+            return Err(crate::ConfigError::count(crate::Field::MaxAttempts, crate::Rule::AtLeast(1.0), 0));
+        }
+        match self.first.max_attempts() {
+            Some(first) if max_attempts > first => {
+                let second = self.second.with_max_attempts(max_attempts - first + 1)?;
+                Ok(Then { first: self.first, second })
+            }
+            // The first schedule alone reaches the limit (the decision cuts
+            // there), or never ends.
+            _ => Ok(self),
+        }
     }
 
     fn deadline(&self) -> Option<Duration> {

@@ -33,7 +33,8 @@ impl<R: Rng> Delays<R> {
         Delays { plan, rng, taken: 0, interval: plan.first, previous: plan.base }
     }
 
-    /// Starts the schedule over from retry 1, as seed 002's `reset()` does.
+    /// Starts the schedule over from retry 1, as google-http-java-client's
+    /// `ExponentialBackOff.reset()` does.
     /// The generator is not reseeded, so the next run draws new jitter.
     pub fn reset(&mut self) {
         self.taken = 0;

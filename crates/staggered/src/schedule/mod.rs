@@ -31,6 +31,12 @@ use compose::{Take, Then, WithFirstDelay};
 /// [`take_retries`](Schedule::take_retries) build a new schedule from whole
 /// schedules, so every operation still draws its own jitter; and
 /// [`ByKind`](crate::compose::ByKind) waits by the kind of failure.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a schedule of delays",
+    label = "not a `Schedule`",
+    note = "a `Backoff` (or a `Preset`'s `.backoff()`) is one, and so is any cloneable iterator of `Duration`, \
+            such as `[a, b].into_iter()`"
+)]
 pub trait Schedule {
     /// The delays of one operation: item `r` is the wait before attempt `r + 1`.
     type Delays: Iterator<Item = Duration>;
@@ -48,6 +54,31 @@ pub trait Schedule {
     /// The deadline that comes with the schedule, if any.
     fn deadline(&self) -> Option<Duration> {
         None
+    }
+
+    /// This schedule for `max_attempts` calls in all: extended by its own
+    /// rule or cut. The default cuts (the retry decision stops at the
+    /// limit) and refuses to go past a known end, since a fixed list of
+    /// delays has nothing more to wait; a [`Backoff`](crate::Backoff) goes
+    /// on with its formula, and the combinators extend their last part.
+    ///
+    /// # Errors
+    /// A [`ConfigError`](crate::ConfigError) for 0, or for more attempts than
+    /// a schedule that cannot be extended allows.
+    fn with_max_attempts(self, max_attempts: u32) -> Result<Self, crate::ConfigError>
+    where
+        Self: Sized,
+    {
+        use crate::error::{ConfigError, Field, Rule};
+        if max_attempts == 0 {
+            return Err(ConfigError::count(Field::MaxAttempts, Rule::AtLeast(1.0), 0));
+        }
+        match self.max_attempts() {
+            Some(own) if max_attempts > own => {
+                Err(ConfigError::count(Field::MaxAttempts, Rule::WithinSchedule(own), max_attempts))
+            }
+            _ => Ok(self),
+        }
     }
 
     /// The longest server hint worth honouring, if the schedule has a view.
@@ -153,6 +184,11 @@ impl Schedule for crate::Backoff {
 
     fn max_attempts(&self) -> Option<u32> {
         crate::Backoff::max_attempts(self)
+    }
+
+    /// The same schedule with `max_attempts`: its formula goes on.
+    fn with_max_attempts(self, max_attempts: u32) -> Result<Self, crate::ConfigError> {
+        self.to_builder().with_max_attempts(max_attempts).build()
     }
 
     /// The schedule's own deadline.

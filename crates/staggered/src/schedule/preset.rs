@@ -1,4 +1,4 @@
-//! The presets of SPEC section 4, with exactly its values.
+//! The presets: ready schedules with published values.
 
 use core::fmt;
 use core::str::FromStr;
@@ -7,39 +7,40 @@ use core::time::Duration;
 use crate::schedule::strategy::UnknownName;
 use crate::{Backoff, BackoffBuilder, CapMode, Strategy};
 
-/// A ready schedule copied from a published system (SPEC section 4).
+/// A ready schedule, with values taken from a published system or guideline.
 ///
-/// | preset | base | multiplier | jitter | max_delay | max_attempts | other |
-/// |---|---|---|---|---|---|---|
-/// | `interactive` | 100 ms | 2 | additive f=0.2 | 3 s | 3 | seed 004 |
-/// | `standard` | 1 s | 2 | additive f=0.3 | 30 s | 5 | seed 004 |
-/// | `batch` | 5 s | 2 | additive f=0.5 | 300 s | 10 | seed 004 |
-/// | `aws` | 1 s | 2 | full | 20 s | 3 | AWS SDK standard mode |
-/// | `grpc` | 1 s | 1.6 | proportional f=0.2 | 120 s | 5 | gRPC connection backoff |
-/// | `google` | 500 ms | 1.5 | proportional f=0.5 | 60 s | none | deadline 15 min, [`CapMode::Interval`], whole-millisecond intervals (seed 002) |
+/// | preset | base | multiplier | jitter | max_delay | max_attempts | other | values from |
+/// |---|---|---|---|---|---|---|---|
+/// | `interactive` | 100 ms | 2 | additive f=0.2 | 3 s | 3 | | common guidance for a person waiting |
+/// | `standard` | 1 s | 2 | additive f=0.3 | 30 s | 5 | | common guidance for background work |
+/// | `batch` | 5 s | 2 | additive f=0.5 | 300 s | 10 | | common guidance for batch jobs |
+/// | `aws` | 1 s | 2 | full | 20 s | 3 | | the AWS SDKs' standard retry mode |
+/// | `grpc` | 1 s | 1.6 | proportional f=0.2 | 120 s | 5 | | gRPC connection backoff; 5 attempts is A6's ceiling |
+/// | `google` | 500 ms | 1.5 | proportional f=0.5 | 60 s | none | deadline 15 min, [`CapMode::Interval`], whole-millisecond intervals | google-http-java-client's `ExponentialBackOff` |
 ///
-/// The seed 004 presets keep the hard cap, so their delays never pass
-/// `max_delay`; seed 004's own worked table, which caps the interval, comes
-/// out of `standard` with [`CapMode::Interval`].
+/// `interactive`, `standard` and `batch` keep the hard cap, so their delays
+/// never pass `max_delay`. The worked table usually printed with those
+/// values (1000-1300 ms, 2000-2600 ms, ... 30000-39000 ms), which caps the
+/// interval, comes out of `standard` with [`CapMode::Interval`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Preset {
-    /// Fast recovery for a person waiting (seed 004).
+    /// Fast recovery for a person waiting.
     Interactive,
-    /// Background work (seed 004).
+    /// Background work.
     Standard,
-    /// Long recovery for batch jobs (seed 004).
+    /// Long recovery for batch jobs.
     Batch,
     /// The AWS SDK's standard retry mode.
     Aws,
     /// gRPC's connection backoff.
     Grpc,
-    /// google-http-java-client's `ExponentialBackOff` defaults (seed 002).
+    /// google-http-java-client's `ExponentialBackOff` defaults.
     Google,
 }
 
 impl Preset {
-    /// Every preset, in SPEC order.
+    /// Every preset, in the order of the table above.
     pub const ALL: [Preset; 6] =
         [Preset::Interactive, Preset::Standard, Preset::Batch, Preset::Aws, Preset::Grpc, Preset::Google];
 

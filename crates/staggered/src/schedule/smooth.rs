@@ -70,7 +70,7 @@ pub(crate) fn last_uncapped_retry(base_ns: f64, max_ns: f64) -> u32 {
 }
 
 /// The nominal median of retry `retry`: `base` at retry 1, then
-/// `base * 2^(r-2)` (SPEC: later medians fall near 2, 4, 8 x base).
+/// `base * 2^(r-2)` (later medians fall near 2, 4, 8 x base).
 pub(crate) fn nominal_median(retry: u32, base_ns: f64) -> f64 {
     if retry <= 1 || base_ns == 0.0 {
         base_ns

@@ -1,32 +1,37 @@
-//! The strategies of SPEC section 2 and the cap modes of section 3.
+//! The strategies (how each delay is drawn) and the cap modes (where
+//! `max_delay` applies).
 
 use core::fmt;
 use core::str::FromStr;
 
-/// How the delay before each retry is computed. Names and formulas are those
-/// of SPEC section 2, with `x(r) = min(max_delay, base * multiplier^(r-1))`
+/// How the delay before each retry is computed, with `x(r) = min(max_delay, base * multiplier^(r-1))`
 /// for retry `r` (the wait after attempt `r` failed) and `U[a, b]` uniform.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Strategy {
-    /// `base` every time: the "normal retry" of seeds 000 and 001.
+    /// `base` every time: the plain fixed-interval retry.
     Constant,
-    /// `x(r)` with no jitter. The anti-pattern every seed warns about: a fleet
+    /// `x(r)` with no jitter. The anti-pattern the AWS Architecture Blog's
+    /// "Exponential Backoff And Jitter" (2015) warns about: a fleet
     /// that failed together retries together. Kept for comparison.
     Exponential,
-    /// `U[0, x(r)]`: AWS's recommendation, least total work under contention.
+    /// `U[0, x(r)]`: the AWS Architecture Blog's recommendation (2015), least
+    /// total work under contention.
     Full,
-    /// `x(r)/2 + U[0, x(r)/2]`: always waits at least half the interval.
+    /// `x(r)/2 + U[0, x(r)/2]`: always waits at least half the interval
+    /// (the AWS Architecture Blog, 2015).
     Equal,
-    /// `d(r) = min(max_delay, U[base, 3*d(r-1)])`, `d(0) = base`. Once it
+    /// `d(r) = min(max_delay, U[base, 3*d(r-1)])`, `d(0) = base` (the AWS
+    /// Architecture Blog, 2015). Once it
     /// saturates about a quarter of all delays are exactly `max_delay` (its
     /// clamp loses the jitter there); [`Strategy::Smooth`] exists to fix that.
     Decorrelated,
-    /// `U[x(r)*(1-f), x(r)*(1+f)]` with `f` the randomization factor: seed 002
-    /// (google-http-java-client) and gRPC (f = 0.2).
+    /// `U[x(r)*(1-f), x(r)*(1+f)]` with `f` the randomization factor:
+    /// google-http-java-client's `ExponentialBackOff` and gRPC's connection
+    /// backoff (f = 0.2).
     Proportional,
-    /// `x(r) + U[0, x(r)*f]` with `f` the jitter factor: seed 004 and Google
-    /// Cloud Storage.
+    /// `x(r) + U[0, x(r)*f]` with `f` the jitter factor: Google Cloud's
+    /// truncated exponential backoff adds its random extra the same way.
     Additive,
     /// Polly's "DecorrelatedJitterBackoffV2": for retry `r`, `t = r-1 + U[0,1)`,
     /// `next = 2^t * tanh(sqrt(4t))`, delay `(next - prev) / 1.4 * base`,
@@ -41,7 +46,7 @@ pub enum Strategy {
 }
 
 impl Strategy {
-    /// Every strategy, in SPEC order.
+    /// Every strategy, in the order of this enum.
     pub const ALL: [Strategy; 8] = [
         Strategy::Constant,
         Strategy::Exponential,
@@ -53,7 +58,7 @@ impl Strategy {
         Strategy::Smooth,
     ];
 
-    /// The SPEC name: `constant`, `exponential`, `full`, `equal`,
+    /// The name: `constant`, `exponential`, `full`, `equal`,
     /// `decorrelated`, `proportional`, `additive` or `smooth`.
     pub const fn name(self) -> &'static str {
         match self {
@@ -126,7 +131,7 @@ impl FromStr for Strategy {
     }
 }
 
-/// Where `max_delay` applies (SPEC section 3).
+/// Where `max_delay` applies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]
 pub enum CapMode {
@@ -136,8 +141,8 @@ pub enum CapMode {
     #[default]
     Delay,
     /// Compatibility: the cap applies to the interval `x(r)` before
-    /// randomizing, as google-http-java-client (seed 002) and seed 004's worked
-    /// table do. A `proportional` or `additive` delay can then reach
+    /// randomizing, as google-http-java-client ("max_interval caps the
+    /// retry_interval and not the randomized_interval") and gRPC do. A `proportional` or `additive` delay can then reach
     /// `max_delay * (1 + f)`.
     Interval,
 }

@@ -69,10 +69,11 @@ fn every_field_loads_into_the_library_types() {
     assert_eq!(c.exit_code_kind(0), None);
     assert_eq!(c.http().status_kind(409), Some(ErrorKind::Transient));
 
-    let policy = config.policy().unwrap();
+    let policy = config.async_policy().unwrap();
     assert_eq!(policy.limits().deadline, Some(Duration::from_secs(120)));
     assert_eq!(policy.limits().max_hint, Some(Duration::from_secs(45)));
     assert!(policy.budget().is_some());
+    assert_eq!(policy.classifier().http().status_kind(409), Some(ErrorKind::Transient));
 }
 
 #[test]
@@ -273,13 +274,41 @@ const BAD: &[(&str, &str, &str, &str)] = &[
         "budget.kind",
         "unknown variant `leaky`",
     ),
-    // Inside a tagged section serde reports the section; the message names the field.
+    // A parameter of another kind of budget, and one of no kind, are named.
     (
         "[budget]\nkind = \"ratio\"\ncapacity = 5",
         r#"{"budget": {"kind": "ratio", "capacity": 5}}"#,
-        "budget",
-        "unknown field `capacity`",
+        "budget.capacity",
+        "capacity is a parameter of the token_bucket budget, not of kind = \"ratio\"",
     ),
+    (
+        "[budget]\nkind = \"token_bucket\"\ncapcity = 5",
+        r#"{"budget": {"kind": "token_bucket", "capcity": 5}}"#,
+        "budget.capcity",
+        "unknown field `capcity`",
+    ),
+    (
+        "[budget]\nkind = \"token_bucket\"\ncapacity = -5",
+        r#"{"budget": {"kind": "token_bucket", "capacity": -5}}"#,
+        "budget.capacity",
+        "invalid value",
+    ),
+    // A ratio past gRPC's three decimals is refused, not rounded.
+    (
+        "[budget]\nkind = \"throttle\"\ntoken_ratio = 0.0004",
+        r#"{"budget": {"kind": "throttle", "token_ratio": 0.0004}}"#,
+        "budget.token_ratio",
+        "invalid token_ratio 0.0004: must be between 0.001 and 10",
+    ),
+    (
+        "[budget]\nkind = \"throttle\"\ntoken_ratio = 0.0015",
+        r#"{"budget": {"kind": "throttle", "token_ratio": 0.0015}}"#,
+        "budget.token_ratio",
+        "invalid token_ratio 0.0015: must be a multiple of 0.001",
+    ),
+    // A section is a table.
+    ("schedule = []", r#"{"schedule": []}"#, "schedule", "expected a table of settings"),
+    ("budget = [1]", r#"{"budget": [1]}"#, "budget", "expected a table of settings"),
 ];
 
 #[test]
@@ -299,7 +328,10 @@ fn errors_name_the_field_in_toml_and_json() {
 #[test]
 fn the_spec_example_message_and_error_kinds() {
     let err = RetryConfig::from_toml_str("[schedule]\nmultiplier = 0.5").unwrap_err();
-    assert_eq!(err.to_string(), "schedule.multiplier: invalid multiplier 0.5: must be at least 1");
+    assert_eq!(
+        err.to_string(),
+        "schedule.multiplier: invalid multiplier 0.5: must be at least 1 at line 2 column 14"
+    );
     assert_eq!(err.kind(), LoadErrorKind::Invalid);
     let err = RetryConfig::from_toml_str("[schedule\n").unwrap_err();
     assert_eq!((err.kind(), err.field()), (LoadErrorKind::Syntax, ""));
@@ -334,4 +366,110 @@ fn garbage_never_panics() {
     for text in ["", "null", "{\"schedule\": null}", "{\"schedule\": {\"base\": \"\u{b5}\"}}", "1e999"] {
         assert!(RetryConfig::from_json_str(text).is_err(), "{text:?}");
     }
+}
+
+#[test]
+fn every_error_names_the_line_of_its_field() {
+    // (TOML, JSON, field, line): rules checked after reading, and errors of
+    // the format's own reading, in a section of several lines.
+    let cases: [(&str, &str, &str, usize, usize); 6] = [
+        (
+            "[schedule]\nbase = \"1s\"\nmax_delay = \"10ms\"\n",
+            "{\n  \"schedule\": {\n    \"base\": \"1s\",\n    \"max_delay\": \"10ms\"\n  }\n}",
+            "schedule.max_delay",
+            3,
+            4,
+        ),
+        (
+            "[budget]\nkind = \"ratio\"\n\nttl = \"90s\"\n",
+            "{\"budget\": {\n  \"kind\": \"ratio\",\n  \"ttl\": \"90s\"\n}}",
+            "budget.ttl",
+            4,
+            3,
+        ),
+        (
+            "[budget]\nkind = \"ratio\"\ncapacity = 5\n",
+            "{\"budget\": {\n  \"kind\": \"ratio\",\n  \"capacity\": 5\n}}",
+            "budget.capacity",
+            3,
+            3,
+        ),
+        (
+            "[budget]\nkind = \"throttle\"\n\n\ntoken_ratio = 0.0004\n",
+            "{\"budget\": {\"kind\": \"throttle\",\n\n  \"token_ratio\": 0.0004}}",
+            "budget.token_ratio",
+            5,
+            3,
+        ),
+        (
+            "[classification]\nretry_statuses = [\n  503,\n  42,\n]\n",
+            "{\"classification\": {\"retry_statuses\": [\n  503,\n  42\n]}}",
+            "classification.retry_statuses[1]",
+            4,
+            3,
+        ),
+        (
+            "[limits]\nhint_jitter = 0.5\nattempt_timeout = \"0s\"\n",
+            "{\"limits\": {\"hint_jitter\": 0.5,\n \"attempt_timeout\": \"0s\"}}",
+            "limits.attempt_timeout",
+            3,
+            2,
+        ),
+    ];
+    for (toml, json, field, toml_line, json_line) in cases {
+        let err = RetryConfig::from_toml_str(toml).unwrap_err();
+        assert_eq!((err.field(), err.line()), (field, Some(toml_line)), "TOML {toml:?}: {err}");
+        assert!(err.to_string().contains(&format!("at line {toml_line} ")), "{err}");
+        let err = RetryConfig::from_json_str(json).unwrap_err();
+        assert_eq!((err.field(), err.line()), (field, Some(json_line)), "JSON {json:?}: {err}");
+    }
+    // A rule that blames a value left to its default has no line to give.
+    let err = RetryConfig::from_toml_str("[schedule]\nbase = \"1m\"\n").unwrap_err();
+    assert_eq!((err.field(), err.line()), ("schedule.max_delay", None), "{err}");
+}
+
+#[test]
+fn a_top_level_of_the_wrong_shape_is_refused() {
+    for json in ["[]", "[{}]", "\"schedule\"", "42", "null", "true"] {
+        let err = RetryConfig::from_json_str(json).unwrap_err();
+        assert_eq!(err.kind(), LoadErrorKind::Syntax, "{json}: {err}");
+        assert!(err.message().contains("expected a table of settings"), "{json}: {err}");
+    }
+    assert_eq!(RetryConfig::from_json_str("{}").unwrap(), RetryConfig::default());
+}
+
+#[test]
+fn errors_quote_a_short_prefix_of_a_bad_value() {
+    let huge = "9".repeat(1 << 20);
+    for text in [
+        format!("[schedule]\nbase = \"{huge}x\""),
+        format!("[schedule]\nbase = \"{huge}\""),
+        format!("[schedule]\nstrategy = \"{huge}\""),
+        format!("[schedule]\nmax_attempts = \"{huge}\""),
+        format!("[budget]\nkind = \"{huge}\""),
+        format!("[budget]\nkind = \"ratio\"\nmin_per_sec = \"{huge}\""),
+        format!("[{huge}]"),
+    ] {
+        let err = RetryConfig::from_toml_str(&text).unwrap_err();
+        assert!(err.to_string().len() < 400, "{} bytes: {}", err.to_string().len(), &err.to_string()[..400]);
+    }
+    let json = format!("{{\"schedule\": {{\"base\": \"{huge}\"}}}}");
+    let err = RetryConfig::from_json_str(&json).unwrap_err();
+    assert!(err.to_string().len() < 400, "{}", &err.to_string()[..400]);
+}
+
+#[test]
+fn long_classification_lists_are_checked_in_linear_time() {
+    // 150,000 entries in each list: a check of every pair would compare
+    // 2.25e10 of them, minutes of work; one pass each takes milliseconds.
+    const ENTRIES: usize = 150_000;
+    let mut config = RetryConfig::default();
+    config.classification.retry_statuses = (0..ENTRIES).map(|i| 500 + (i % 50) as u16).collect();
+    config.classification.stop_statuses = (0..ENTRIES).map(|i| 400 + (i % 50) as u16).collect();
+    config.classification.retry_exit_codes = (0..ENTRIES).map(|i| 1 + (i % 100) as i32).collect();
+    config.classification.stop_exit_codes = (0..ENTRIES).map(|i| 101 + (i % 100) as i32).collect();
+    config.validate().unwrap();
+    config.classification.stop_statuses.push(549);
+    let err = config.validate().unwrap_err();
+    assert_eq!(err.field(), "classification.retry_statuses[49]");
 }

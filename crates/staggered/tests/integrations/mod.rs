@@ -1,7 +1,9 @@
-//! The integrations against a real HTTP server on 127.0.0.1 (reqwest, tower),
-//! and configuration files.
+//! The integrations against a real HTTP server on 127.0.0.1 (reqwest, tower)
+//! and a real gRPC server (tonic), and configuration files.
 
 mod config;
+mod grpc_server;
 mod reqwest;
 mod server;
+mod tonic;
 mod tower;

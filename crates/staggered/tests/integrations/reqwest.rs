@@ -8,7 +8,6 @@ use std::time::{Duration, Instant, SystemTime};
 use ::reqwest::StatusCode;
 use reqwest_middleware::{ClientBuilder, ClientWithMiddleware};
 use staggered::reqwest::{Idempotent, RetryMiddleware, RetryReport};
-use staggered::service::FailedAttempt;
 use staggered::test_util::RecordingSleeper;
 use staggered::{
     Backoff, GiveUpEvent, Notify, RetryEvent, RetryPolicy, StopReason, Strategy, TimedOut, TokenBucket,
@@ -212,11 +211,9 @@ async fn a_hanging_endpoint_is_cut_by_the_attempt_timeout() {
     let timed_out = Arc::new(Mutex::new(Vec::new()));
     let seen = Arc::clone(&timed_out);
     let policy = RetryMiddleware::policy_for(backoff(3))
-        .on_retry(
-            move |event: &RetryEvent<'_, FailedAttempt<::reqwest::Response, reqwest_middleware::Error>>| {
-                seen.lock().unwrap().push((event.attempt, event.failure.timed_out, event.error.to_string()));
-            },
-        )
+        .on_retry(move |event| {
+            seen.lock().unwrap().push((event.attempt, event.failure.timed_out, format!("{}", event.error)));
+        })
         .with_attempt_timeout(Duration::from_millis(150));
     let start = Instant::now();
     let response =
@@ -271,8 +268,7 @@ async fn a_shared_budget_stops_retries_when_the_server_is_down() {
     let budget = TokenBucket::builder().with_capacity(20).build();
     let give_ups = GiveUps::default();
     let sleeper = RecordingSleeper::new();
-    let policy =
-        RetryMiddleware::policy_for(backoff(3)).with_budget(budget.clone()).on_retry(give_ups.clone());
+    let policy = RetryMiddleware::policy_for(backoff(3)).with_budget(budget.clone()).notify(give_ups.clone());
     let client =
         client_with(RetryMiddleware::from_policy(policy).with_timer(sleeper.clone(), sleeper.clock()));
     let tasks: Vec<_> = (0..REQUESTS)
@@ -291,4 +287,86 @@ async fn a_shared_budget_stops_retries_when_the_server_is_down() {
     let reasons = give_ups.0.lock().unwrap().clone();
     assert_eq!(reasons.len() as u32, REQUESTS);
     assert_eq!(reasons.iter().filter(|r| **r == StopReason::BudgetExhausted).count() as u64, metrics.refused);
+}
+
+#[tokio::test]
+async fn a_plain_policy_and_a_configuration_files_retry_http_statuses() {
+    // A policy with no classifier: the HTTP rules.
+    let server = Server::start(|hit, _| if hit <= 2 { Reply::status(503) } else { Reply::ok() }).await;
+    let sleeper = RecordingSleeper::new();
+    let retry = RetryMiddleware::from_policy(RetryPolicy::new(backoff(5)))
+        .with_timer(sleeper.clone(), sleeper.clock());
+    let response = client_with(retry).get(server.url("/")).send().await.unwrap();
+    assert_eq!((response.status(), report(&response).attempts), (StatusCode::OK, 3));
+
+    // A configuration file's policy: its status lists and its timeout.
+    let config = staggered::config::RetryConfig::from_toml_str(
+        "[schedule]\nstrategy = \"exponential\"\nbase = \"10ms\"\nmax_attempts = 4\n\
+         [limits]\nattempt_timeout = \"5s\"\n[classification]\nretry_statuses = [409]\nstop_statuses = [503]\n",
+    )
+    .unwrap();
+    for (status, attempts) in [(503, 1), (409, 4), (500, 4), (404, 1)] {
+        let server = Server::start(move |_, _| Reply::status(status)).await;
+        let sleeper = RecordingSleeper::new();
+        let retry = RetryMiddleware::from_policy(config.async_policy().unwrap())
+            .with_timer(sleeper.clone(), sleeper.clock());
+        let response = client_with(retry).get(server.url("/")).send().await.unwrap();
+        assert_eq!((response.status().as_u16(), server.hits()), (status, attempts), "{status}");
+    }
+}
+
+#[tokio::test]
+async fn a_classifier_of_errors_keeps_the_http_rules_for_responses() {
+    let server = Server::start(|hit, _| if hit <= 2 { Reply::status(503) } else { Reply::ok() }).await;
+    let sleeper = RecordingSleeper::new();
+    let policy = RetryPolicy::new(backoff(5)).retry_if(|e: &reqwest_middleware::Error| e.is_connect());
+    let retry = RetryMiddleware::from_policy(policy).with_timer(sleeper.clone(), sleeper.clock());
+    let response = client_with(retry).get(server.url("/")).send().await.unwrap();
+    assert_eq!((response.status(), server.hits()), (StatusCode::OK, 3), "a 503 is not a success");
+}
+
+#[tokio::test]
+async fn an_ordinary_retry_after_is_honoured_past_a_short_max_delay() {
+    // max_delay 100 ms; the server asks for a second, then two.
+    let server = Server::start(|hit, _| match hit {
+        1 => Reply::with_header(429, "retry-after", "1"),
+        2 => Reply::with_header(503, "retry-after", "2"),
+        _ => Reply::ok(),
+    })
+    .await;
+    let sleeper = RecordingSleeper::new();
+    let retry = RetryMiddleware::from_policy(RetryPolicy::new(backoff(5)))
+        .with_timer(sleeper.clone(), sleeper.clock());
+    let response = client_with(retry).get(server.url("/")).send().await.unwrap();
+    assert_eq!((response.status(), server.hits()), (StatusCode::OK, 3));
+    let sleeps = sleeper.sleeps();
+    assert!(sleeps[0] >= Duration::from_secs(1) && sleeps[1] >= Duration::from_secs(2), "{sleeps:?}");
+    // A hint past a minute still stops, and so does one past the deadline.
+    let server = Server::start(|_, _| Reply::with_header(429, "retry-after", "61")).await;
+    let retry = RetryMiddleware::from_policy(RetryPolicy::new(backoff(5)))
+        .with_timer(sleeper.clone(), sleeper.clock());
+    let response = client_with(retry).get(server.url("/")).send().await.unwrap();
+    assert_eq!(report(&response).stopped, Some(StopReason::HintTooLong));
+    let server = Server::start(|_, _| Reply::with_header(429, "retry-after", "30")).await;
+    let policy = RetryPolicy::new(backoff(5)).with_deadline(Duration::from_secs(10));
+    let retry = RetryMiddleware::from_policy(policy).with_timer(sleeper.clone(), sleeper.clock());
+    let response = client_with(retry).get(server.url("/")).send().await.unwrap();
+    assert_eq!(report(&response).stopped, Some(StopReason::Deadline));
+}
+
+#[tokio::test]
+async fn the_deadline_cuts_a_hanging_attempt_without_an_attempt_timeout() {
+    // Real time: a server that never answers, a 300 ms deadline, no timeout.
+    let server = Server::start(|_, _| Reply::Hang).await;
+    let policy = RetryPolicy::new(backoff(5)).with_deadline(Duration::from_millis(300));
+    let start = Instant::now();
+    let err =
+        client_with(RetryMiddleware::from_policy(policy)).get(server.url("/slow")).send().await.unwrap_err();
+    let elapsed = start.elapsed();
+    assert!(elapsed >= Duration::from_millis(300) && elapsed < Duration::from_secs(3), "{elapsed:?}");
+    let reqwest_middleware::Error::Middleware(cause) = &err else { panic!("not a timeout: {err}") };
+    // The time left when the attempt started: the deadline, less the time to start it.
+    let cut = cause.downcast_ref::<TimedOut>().expect("a timeout").after;
+    assert!(cut > Duration::from_millis(250) && cut <= Duration::from_millis(300), "{cut:?}");
+    assert_eq!(server.hits(), 1);
 }

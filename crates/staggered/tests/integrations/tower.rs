@@ -1,7 +1,6 @@
 //! The tower layer: against a real server on 127.0.0.1 through hyper's
 //! client, and against hand-made services for readiness and cloning.
 
-use std::convert::Infallible;
 use std::future::Ready;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
@@ -19,7 +18,8 @@ use staggered::sleep::Clock;
 use staggered::test_util::{MockClock, RecordingSleeper};
 use staggered::tower::RetryLayer;
 use staggered::{
-    Backoff, GiveUpEvent, Notify, RatioBudget, RetryEvent, RetryPolicy, StopReason, Strategy, TimedOut,
+    AlwaysTransient, Backoff, GiveUpEvent, Notify, RatioBudget, RetryEvent, RetryPolicy, StopReason,
+    Strategy, TimedOut,
 };
 use tower::{BoxError, Service, ServiceBuilder, ServiceExt};
 
@@ -56,7 +56,8 @@ impl<E> Notify<E> for GiveUps {
 }
 
 /// The HTTP stack: retry (HTTP classifier, idempotent requests only,
-/// recording sleeper) around hyper's client.
+/// recording sleeper) around hyper's client, whose errors become a
+/// `BoxError`, which can hold the retry layer's `TimedOut`.
 macro_rules! http_stack {
     ($policy:expr, $sleeper:expr) => {
         ServiceBuilder::new()
@@ -65,6 +66,7 @@ macro_rules! http_stack {
                     .clone_requests_with(IdempotentOnly::new())
                     .with_timer($sleeper.clone(), $sleeper.clock()),
             )
+            .map_err(BoxError::from)
             .service(http_client())
     };
 }
@@ -91,8 +93,7 @@ async fn retry_after_is_honoured_and_hostile_hints_stop() {
     .await;
     let sleeper = RecordingSleeper::new();
     let give_ups = GiveUps::default();
-    let policy =
-        RetryPolicy::new(backoff(5)).with_max_hint(Duration::from_secs(5)).on_retry(give_ups.clone());
+    let policy = RetryPolicy::new(backoff(5)).with_max_hint(Duration::from_secs(5)).notify(give_ups.clone());
     let mut service = http_stack!(policy, sleeper);
     let response = service.ready().await.unwrap().call(get(server.url("/"))).await.unwrap();
     // Hit 1: waited the hint; hit 2: garbage ignored, ordinary backoff;
@@ -232,7 +233,8 @@ async fn the_cloned_service_is_readied_before_every_retry() {
     let inner = Flaky::new(2);
     let (calls, ready_polls) = (Arc::clone(&inner.calls), Arc::clone(&inner.ready_polls));
     let sleeper = RecordingSleeper::new();
-    let layer = RetryLayer::new(RetryPolicy::new(backoff(5))).with_timer(sleeper.clone(), sleeper.clock());
+    let policy = RetryPolicy::new(backoff(5)).classify(AlwaysTransient);
+    let layer = RetryLayer::new(policy).with_timer(sleeper.clone(), sleeper.clock());
     let mut service = ServiceBuilder::new().layer(layer).service(inner);
     let length = service.ready().await.unwrap().call("hello".to_owned()).await.unwrap();
     assert_eq!((length, calls.load(Ordering::SeqCst)), (5, 3));
@@ -247,7 +249,7 @@ async fn a_request_that_cannot_be_cloned_is_sent_once() {
     let inner = Flaky::new(10);
     let calls = Arc::clone(&inner.calls);
     let sleeper = RecordingSleeper::new();
-    let layer = RetryLayer::new(RetryPolicy::new(backoff(5)))
+    let layer = RetryLayer::new(RetryPolicy::new(backoff(5)).classify(AlwaysTransient))
         .clone_requests_with(|request: &String| (!request.starts_with("POST")).then(|| request.clone()))
         .with_timer(sleeper.clone(), sleeper.clock());
     let mut service = ServiceBuilder::new().layer(layer).service(inner);
@@ -264,8 +266,10 @@ async fn the_deadline_is_read_on_the_layers_clock() {
     // waits would pass it, so the loop stops after one retry, sleeping 10 ms.
     let sleeper = RecordingSleeper::new();
     let give_ups = GiveUps::default();
-    let policy =
-        RetryPolicy::new(backoff(10)).with_deadline(Duration::from_millis(25)).on_retry(give_ups.clone());
+    let policy = RetryPolicy::new(backoff(10))
+        .classify(AlwaysTransient)
+        .with_deadline(Duration::from_millis(25))
+        .notify(give_ups.clone());
     let layer = RetryLayer::new(policy).with_timer(sleeper.clone(), sleeper.clock());
     let mut service = ServiceBuilder::new().layer(layer).service(Flaky::new(10));
     service.ready().await.unwrap().call("x".to_owned()).await.unwrap_err();
@@ -278,18 +282,124 @@ async fn the_deadline_is_read_on_the_layers_clock() {
 async fn tokio_time_by_default() {
     // The default timer is tokio's, so paused time runs the waits at once.
     let start = tokio::time::Instant::now();
-    let mut service = ServiceBuilder::new().layer(RetryLayer::new(RetryPolicy::new(backoff(5)))).service(
-        tower::service_fn(|n: u32| async move {
+    let policy = || RetryPolicy::new(backoff(5)).classify(AlwaysTransient);
+    let mut service = ServiceBuilder::new().layer(RetryLayer::new(policy())).service(tower::service_fn(
+        |n: u32| async move {
             if n > 0 {
-                Ok::<_, Infallible>(n)
+                Ok::<_, BoxError>(n)
             } else {
                 unreachable!()
             }
-        }),
-    );
+        },
+    ));
     assert_eq!(service.ready().await.unwrap().call(3).await.unwrap(), 3);
-    let mut flaky =
-        ServiceBuilder::new().layer(RetryLayer::new(RetryPolicy::new(backoff(3)))).service(Flaky::new(5));
+    let policy = RetryPolicy::new(backoff(3)).classify(AlwaysTransient);
+    let mut flaky = ServiceBuilder::new().layer(RetryLayer::new(policy)).service(Flaky::new(5));
     flaky.ready().await.unwrap().call("x".to_owned()).await.unwrap_err();
     assert_eq!(start.elapsed(), Duration::from_millis(30), "10 + 20 ms of paused time");
+}
+
+#[tokio::test]
+async fn a_policy_without_a_classifier_retries_http_statuses() {
+    // No classifier set: HTTP responses follow the HTTP rules (a 503 retries).
+    let server = Server::start(|hit, _| if hit <= 2 { Reply::status(503) } else { Reply::ok() }).await;
+    let sleeper = RecordingSleeper::new();
+    let mut service = ServiceBuilder::new()
+        .layer(RetryLayer::new(RetryPolicy::new(backoff(5))).with_timer(sleeper.clone(), sleeper.clock()))
+        .map_err(BoxError::from)
+        .service(http_client());
+    let response = service.ready().await.unwrap().call(get(server.url("/"))).await.unwrap();
+    assert_eq!((response.status(), server.hits()), (StatusCode::OK, 3));
+}
+
+#[tokio::test]
+async fn an_ordinary_retry_after_is_honoured_past_a_short_max_delay() {
+    // max_delay 100 ms, and the server asks for a second: honoured, since a
+    // service's default max_hint is at least a minute.
+    let server =
+        Server::start(
+            |hit, _| if hit == 1 { Reply::with_header(429, "retry-after", "1") } else { Reply::ok() },
+        )
+        .await;
+    let sleeper = RecordingSleeper::new();
+    let policy = RetryPolicy::new(backoff(3));
+    assert_eq!(policy.service_limits().max_hint, Some(staggered::SERVICE_MAX_HINT));
+    let mut service = ServiceBuilder::new()
+        .layer(RetryLayer::new(policy).with_timer(sleeper.clone(), sleeper.clock()))
+        .map_err(BoxError::from)
+        .service(http_client());
+    let response = service.ready().await.unwrap().call(get(server.url("/"))).await.unwrap();
+    assert_eq!((response.status(), server.hits()), (StatusCode::OK, 2));
+    let waited = sleeper.sleeps()[0];
+    assert!(waited >= Duration::from_secs(1) && waited <= Duration::from_millis(1100), "{waited:?}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_classifier_of_errors_works_on_a_tower_layer_with_hooks_typed_by_the_service() {
+    use staggered::classify::io::classify_io;
+    let retried = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&retried);
+    let policy = RetryPolicy::new(backoff(4))
+        .classify(classify_io)
+        .on_retry(move |event| seen.lock().unwrap().push(format!("{}", event.error)));
+    let calls = Arc::new(AtomicU32::new(0));
+    let counter = Arc::clone(&calls);
+    let mut service = ServiceBuilder::new().layer(RetryLayer::new(policy)).service(tower::service_fn(
+        move |path: &'static str| {
+            let call = counter.fetch_add(1, Ordering::SeqCst) + 1;
+            async move {
+                match (path, call) {
+                    ("/missing", _) => Err(std::io::Error::from(std::io::ErrorKind::NotFound)),
+                    (_, 1) => Err(std::io::Error::from(std::io::ErrorKind::ConnectionReset)),
+                    _ => Ok(path.len()),
+                }
+            }
+        },
+    ));
+    assert_eq!(service.ready().await.unwrap().call("/ok").await.unwrap(), 3);
+    assert_eq!(*retried.lock().unwrap(), ["connection reset"]);
+    let err = service.ready().await.unwrap().call("/missing").await.unwrap_err();
+    assert_eq!(err.kind(), std::io::ErrorKind::NotFound);
+    assert_eq!(calls.load(Ordering::SeqCst), 3, "not found is permanent: one call");
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_deadline_cuts_a_running_attempt_without_an_attempt_timeout() {
+    let policy =
+        RetryPolicy::new(backoff(5)).classify(AlwaysTransient).with_deadline(Duration::from_millis(200));
+    let mut service =
+        ServiceBuilder::new().layer(RetryLayer::new(policy)).service(tower::service_fn(|_: ()| async {
+            tokio::time::sleep(Duration::from_millis(1500)).await;
+            Err::<(), BoxError>("slow".into())
+        }));
+    let start = tokio::time::Instant::now();
+    let err = service.ready().await.unwrap().call(()).await.unwrap_err();
+    assert_eq!(start.elapsed(), Duration::from_millis(200), "not 1.5 s");
+    assert_eq!(err.downcast_ref::<TimedOut>(), Some(&TimedOut { after: Duration::from_millis(200) }));
+}
+
+#[tokio::test]
+async fn the_tower_layer_counts_its_operations_and_retries() {
+    use staggered::metrics::{FIRST_TRY_SUCCESSES, GIVE_UPS, OPERATIONS, RETRIES, RETRY_DELAY};
+    // Hits 1-3: two 503s then 200; hit 4: 200 at once; hits 5-7: 503 until attempts run out.
+    let server =
+        Server::start(|hit, _| if hit <= 2 || hit >= 5 { Reply::status(503) } else { Reply::ok() }).await;
+    let sleeper = RecordingSleeper::new();
+    let mut service = http_stack!(RetryPolicy::new(backoff(3)).with_metrics(), sleeper);
+    let recorder = metrics_util::debugging::DebuggingRecorder::new();
+    let snapshotter = recorder.snapshotter();
+    {
+        let _guard = metrics::set_default_local_recorder(&recorder);
+        for status in [StatusCode::OK, StatusCode::OK, StatusCode::SERVICE_UNAVAILABLE] {
+            let response = service.ready().await.unwrap().call(get(server.url("/"))).await.unwrap();
+            assert_eq!(response.status(), status);
+        }
+    }
+    assert_eq!(server.hits(), 7);
+    let recorded = crate::retry::metrics::Recorded::from(snapshotter.snapshot());
+    assert_eq!(recorded.counter(OPERATIONS, &[]), 3);
+    assert_eq!(recorded.counter(FIRST_TRY_SUCCESSES, &[]), 1);
+    assert_eq!(recorded.counter(RETRIES, &[("error.type", "transient")]), 4);
+    assert_eq!(recorded.counter(GIVE_UPS, &[("staggered.stop_reason", "attempts_exhausted")]), 1);
+    assert_eq!(recorded.histogram(RETRY_DELAY, &[("error.type", "transient")]).len(), 4);
 }

@@ -47,7 +47,7 @@ fn exhausted_attempts_return_reason_count_and_last_error() {
         .unwrap_err();
     assert_eq!(err.reason(), StopReason::AttemptsExhausted);
     assert_eq!(err.attempts(), 4);
-    assert_eq!(err.error(), "failure 4");
+    assert_eq!(err.error().map(String::as_str), Some("failure 4"));
     assert_eq!(err.waited(), ms(700));
     assert_eq!(err.to_string(), "gave up after 4 attempts (attempts exhausted): failure 4");
 }
@@ -138,13 +138,13 @@ fn hooks_hear_every_retry_and_the_give_up() {
                 "give up {} after {} error={}",
                 e.reason.name(),
                 e.attempts,
-                e.error
+                e.error.unwrap()
             ));
         }
     }
     let log = Log::default();
     let sleeper = RecordingSleeper::new();
-    let _ = RetryPolicy::new(exponential(3)).on_retry(log.clone()).run_with(
+    let _ = RetryPolicy::new(exponential(3)).notify(log.clone()).run_with(
         |_| Err::<(), _>("boom"),
         &sleeper,
         &sleeper.clock(),
@@ -165,7 +165,7 @@ fn closure_hooks_and_iterator_schedules() {
     let sleeper = RecordingSleeper::new();
     let schedule = [ms(5), ms(7)].into_iter();
     let err = RetryPolicy::new(schedule)
-        .on_retry(|e: &RetryEvent<'_, &str>| {
+        .on_retry(|e| {
             let mut v = delays.take();
             v.push(e.delay);
             delays.set(v);
@@ -183,6 +183,7 @@ fn u32_max_attempts_do_not_overflow() {
     let schedule = std::iter::repeat(Duration::ZERO);
     let done = RetryPolicy::new(schedule)
         .with_max_attempts(u32::MAX)
+        .unwrap()
         .run_with(|attempt| if attempt < 1000 { Err("no") } else { Ok(attempt) }, &sleeper, &sleeper.clock())
         .unwrap();
     assert_eq!(done.attempts, 1000);

@@ -95,7 +95,7 @@ async fn a_hung_attempt_is_cut_by_its_timeout_clipped_to_the_deadline() {
         })
         .await
         .unwrap_err();
-    assert_eq!(err.error().kind(), std::io::ErrorKind::TimedOut);
+    assert_eq!(err.error().unwrap().kind(), std::io::ErrorKind::TimedOut);
     // 300 cut + 100 + 300 cut + 200 = 900; attempt 3 gets only the 100 ms
     // left before the deadline, and the next wait (400) would pass it.
     assert_eq!((err.reason(), err.attempts()), (StopReason::Deadline, 3));
@@ -124,7 +124,7 @@ async fn a_hung_attempt_is_cut_by_its_timeout_clipped_to_the_deadline() {
         })
         .await
         .unwrap_err();
-    let MyError::Timeout(t) = err.error();
+    let Some(MyError::Timeout(t)) = err.error() else { panic!("no error") };
     assert_eq!(t.after, ms(250));
 }
 
@@ -165,4 +165,110 @@ async fn dropping_the_future_cancels_cleanly() {
     assert!(task.await.unwrap_err().is_cancelled());
     tokio::time::sleep(Duration::from_secs(60)).await;
     assert_eq!(calls.load(Ordering::SeqCst), 2, "no attempt after the future was dropped");
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_deadline_cuts_a_running_attempt_without_an_attempt_timeout() {
+    // The standard preset waits about a second before retry 1; the deadline
+    // is 200 ms; the operation takes 1.5 s.
+    let policy = RetryPolicy::new(staggered::Preset::Standard.backoff()).with_deadline(ms(200));
+    let start = tokio::time::Instant::now();
+    let err = policy
+        .call_async(|_| async {
+            tokio::time::sleep(ms(1500)).await;
+            Err::<(), _>(std::io::Error::other("slow"))
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(start.elapsed(), ms(200), "cut at the deadline, not after 1.5 s");
+    assert_eq!((err.reason(), err.attempts()), (StopReason::Deadline, 1));
+    assert_eq!(err.cut_at_deadline(), Some(TimedOut { after: ms(200) }));
+    assert!(err.error().is_none(), "the cut attempt returned nothing");
+    assert_eq!(err.to_string(), "gave up after 1 attempt (no time left before the deadline): attempt 1 cut at the deadline after 200ms");
+
+    // A later attempt cut: the last error is the one before it.
+    let start = tokio::time::Instant::now();
+    let err = RetryPolicy::new(exponential(5))
+        .with_deadline(Duration::from_secs(1))
+        .call_async(async |attempt| {
+            if attempt > 1 {
+                tokio::time::sleep(Duration::from_secs(10)).await;
+            }
+            Err::<(), _>(format!("attempt {attempt} failed"))
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(start.elapsed(), Duration::from_secs(1));
+    assert_eq!((err.reason(), err.attempts()), (StopReason::Deadline, 2));
+    assert_eq!(err.error().map(String::as_str), Some("attempt 1 failed"));
+    assert_eq!(err.cut_at_deadline(), Some(TimedOut { after: ms(900) }));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_deadline_cut_reaches_the_give_up_hook() {
+    let heard = std::sync::Mutex::new(Vec::new());
+    let policy = RetryPolicy::new(exponential(3))
+        .with_deadline(ms(50))
+        .on_give_up(|event| heard.lock().unwrap().push(event.to_string()));
+    let _ = policy.call_async(|_| std::future::pending::<Result<(), std::io::Error>>()).await;
+    assert_eq!(
+        *heard.lock().unwrap(),
+        ["gave up after 1 attempt (no time left before the deadline): attempt 1 cut at the deadline after 50ms"]
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn with_an_attempt_timeout_the_cut_is_the_operations_own_error() {
+    let start = tokio::time::Instant::now();
+    let err = RetryPolicy::new(staggered::Preset::Standard.backoff())
+        .with_deadline(ms(200))
+        .with_attempt_timeout(Duration::from_secs(5))
+        .call_async(|_| std::future::pending::<Result<(), std::io::Error>>())
+        .await
+        .unwrap_err();
+    assert_eq!((start.elapsed(), err.reason()), (ms(200), StopReason::Deadline));
+    assert_eq!(err.error().map(std::io::Error::kind), Some(std::io::ErrorKind::TimedOut));
+    assert_eq!(err.cut_at_deadline(), None);
+}
+
+#[test]
+fn state_across_attempts_in_a_task_spawned_on_a_multi_thread_runtime() {
+    use std::sync::Mutex;
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).build().unwrap();
+    let policy = Arc::new(RetryPolicy::new(exponential(5)));
+    let sleeper = RecordingSleeper::new();
+    let tried = Arc::new(Mutex::new(Vec::new()));
+    let task = runtime.spawn({
+        let (policy, tried, sleeper) = (Arc::clone(&policy), Arc::clone(&tried), sleeper.clone());
+        async move {
+            let mut calls = 0; // changed by the closure alone, moved into it
+            let done = policy
+                .run_async_with(
+                    move |attempt| {
+                        calls += 1;
+                        let tried = Arc::clone(&tried); // each attempt's own handle
+                        async move {
+                            tokio::task::yield_now().await; // across an await, on any worker
+                            tried.lock().unwrap().push((attempt, calls, std::thread::current().id()));
+                            if attempt < 3 {
+                                Err(std::io::Error::other("busy"))
+                            } else {
+                                Ok(attempt * 10)
+                            }
+                        }
+                    },
+                    &sleeper,
+                    &sleeper.clock(),
+                )
+                .await;
+            done.map(|done| done.value)
+        }
+    });
+    assert_eq!(runtime.block_on(task).unwrap().unwrap(), 30);
+    let tried = tried.lock().unwrap();
+    assert_eq!(
+        tried.iter().map(|&(attempt, calls, _)| (attempt, calls)).collect::<Vec<_>>(),
+        [(1, 1), (2, 2), (3, 3)]
+    );
+    assert_eq!(sleeper.sleeps(), [ms(100), ms(200)]);
 }

@@ -1,7 +1,6 @@
 //! Every peer's hint rule and per-kind backoff, through the one decision: the
 //! blocking driver, the async driver and the tower layer all wait the same.
 
-use std::convert::Infallible;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -9,7 +8,7 @@ use std::time::Duration;
 use staggered::compose::ByKind;
 use staggered::test_util::RecordingSleeper;
 use staggered::tower::RetryLayer;
-use staggered::{Failure, Hint, HintPolicy, RetryEvent, RetryPolicy, Schedule, StopReason};
+use staggered::{ByResult, Failure, Hint, HintPolicy, RetryEvent, RetryPolicy, Schedule, StopReason};
 use tower::{Service, ServiceBuilder, ServiceExt};
 
 use super::{exponential, ms};
@@ -143,12 +142,12 @@ async fn the_async_driver_and_the_tower_layer_decide_the_same() {
         let hits = Arc::clone(&hits);
         tower::service_fn(move |_: ()| {
             let attempt = hits.fetch_add(1, Ordering::SeqCst) + 1;
-            std::future::ready(Ok::<_, Infallible>(attempt))
+            std::future::ready(Ok::<_, std::io::Error>(attempt))
         })
     };
-    let classify = move |result: Result<&u32, &Infallible>| {
+    let classify = ByResult(move |result: Result<&u32, &std::io::Error>| {
         result.ok().and_then(|attempt| script.get(*attempt as usize - 1).copied())
-    };
+    });
     let sleeper = RecordingSleeper::new();
     let layer = RetryLayer::new(
         RetryPolicy::new(schedule()).classify(classify).with_hint_policy(HintPolicy::Pushback),

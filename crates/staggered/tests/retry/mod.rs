@@ -4,6 +4,9 @@ mod blocking;
 mod future;
 mod hint_policies;
 mod hints;
+mod inference;
+mod limits;
+pub(crate) mod metrics;
 mod properties;
 mod tracing;
 

@@ -40,14 +40,14 @@ fn one_structured_event_per_retry_and_one_on_give_up() {
         assert_eq!(fields["attempt"], attempt);
         assert_eq!(fields["max_attempts"], 3);
         assert_eq!(fields["delay_ms"], delay);
-        assert_eq!(fields["error_type"], "Error");
+        assert_eq!(fields["error_type"], "std::io::Error");
         assert_eq!(fields["error_message"], "connection reset");
         assert_eq!(event["level"], "WARN");
     }
     let give_up = &events[2]["fields"];
     assert_eq!(give_up["reason"], "attempts_exhausted");
     assert_eq!(give_up["attempt"], 3);
-    assert_eq!(events[2]["level"], "ERROR");
+    assert_eq!(events[2]["level"], "WARN");
 }
 
 #[test]
@@ -75,4 +75,68 @@ fn retry_events_carry_the_budgets_level_and_refusals() {
     assert_eq!(give_up["reason"], "budget_exhausted");
     assert_eq!(give_up["budget_level"], 2.0);
     assert_eq!(give_up["budget_refused"], 1);
+}
+
+/// The events `run` logs, at every level, as JSON values.
+fn events_of(run: impl FnOnce()) -> Vec<serde_json::Value> {
+    let buffer = Buffer::default();
+    let writer = buffer.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .json()
+        .with_max_level(tracing::Level::TRACE)
+        .with_writer(move || writer.clone())
+        .finish();
+    tracing::subscriber::with_default(subscriber, run);
+    let text = String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap();
+    text.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+#[test]
+fn a_permanent_failure_on_the_first_attempt_is_not_an_error() {
+    let events = events_of(|| {
+        let sleeper = RecordingSleeper::new();
+        let _ = RetryPolicy::new(exponential(3)).classify(staggered::classify::io::classify_io).run_with(
+            |_| Err::<(), _>(std::io::Error::from(std::io::ErrorKind::NotFound)),
+            &sleeper,
+            &sleeper.clock(),
+        );
+    });
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0]["level"], "DEBUG");
+    assert_eq!(events[0]["fields"]["message"], "not retrying: permanent error");
+    assert_eq!(events[0]["fields"]["reason"], "permanent");
+    assert_eq!(events[0]["fields"]["error_type"], "std::io::Error");
+}
+
+#[test]
+fn the_give_up_level_is_the_callers_choice() {
+    let events = events_of(|| {
+        let sleeper = RecordingSleeper::new();
+        let _ = RetryPolicy::new(exponential(2)).with_give_up_level(tracing::Level::ERROR).run_with(
+            |_| Err::<(), _>("down"),
+            &sleeper,
+            &sleeper.clock(),
+        );
+    });
+    let levels: Vec<_> = events.iter().map(|e| e["level"].as_str().unwrap().to_owned()).collect();
+    assert_eq!(levels, ["WARN", "ERROR"]);
+    assert_eq!(events[1]["fields"]["error_type"], "&str");
+}
+
+#[test]
+fn error_types_are_named_whole() {
+    #[derive(Debug)]
+    struct Error;
+    impl std::fmt::Display for Error {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("mine")
+        }
+    }
+    let events = events_of(|| {
+        let sleeper = RecordingSleeper::new();
+        let _ =
+            RetryPolicy::new(exponential(2)).run_with(|_| Err::<(), _>(Error), &sleeper, &sleeper.clock());
+    });
+    let error_type = events[0]["fields"]["error_type"].as_str().unwrap();
+    assert!(error_type.ends_with("::Error") && error_type.starts_with("tests::"), "{error_type}");
 }

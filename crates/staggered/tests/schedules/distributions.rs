@@ -1,12 +1,12 @@
-//! Each jittered strategy draws from the distribution SPEC section 2
-//! documents, checked with Kolmogorov-Smirnov tests at significance `ALPHA`
+//! Each jittered strategy draws from the distribution its formula
+//! documents ([`Strategy`]'s docs and the guide's strategies chapter), checked with Kolmogorov-Smirnov tests at significance `ALPHA`
 //! on `N` independent schedules, from a fixed seed.
 //!
 //! Where the distribution has a closed form (full, equal, proportional,
 //! additive, decorrelated at retries 1 and 2) the samples are tested against
 //! its CDF. Where it does not (decorrelated's chain further on, smooth), they
 //! are tested against a second sample drawn by a direct transcription of the
-//! SPEC formula, written here and fed by a different generator (SplitMix64).
+//! published formula, written here and fed by a different generator (SplitMix64).
 //!
 //! The one-sample tests of full, equal, proportional and additive share their
 //! seed, hence their uniform draws (and their D): what each one checks is the
@@ -154,7 +154,7 @@ fn decorrelated_first_two_retries_follow_their_cdfs() {
     assert_fits("decorrelated retry 2", &samples[1], decorrelated_retry_2_cdf(BASE));
 }
 
-/// SPEC section 2, transcribed: `d(r) = min(max_delay, U[base, 3*d(r-1)])`, `d(0) = base`.
+/// The AWS Architecture Blog's decorrelated jitter (2015), transcribed: `d(r) = min(max_delay, U[base, 3*d(r-1)])`, `d(0) = base`.
 fn reference_decorrelated(retries: &[u32], max_delay: f64, seed: u64) -> Vec<Vec<f64>> {
     let mut rng = SplitMix64(seed);
     let last = *retries.iter().max().unwrap();
@@ -183,7 +183,7 @@ fn decorrelated_chain_matches_the_spec_formula() {
     }
 }
 
-/// Polly's DecorrelatedJitterBackoffV2 as SPEC section 2 states it, capped:
+/// Polly.Contrib.WaitAndRetry's DecorrelatedJitterBackoffV2, capped:
 /// `t = i + U[0,1)`, `next = 2^t * tanh(sqrt(4t))`, delay `(next - prev) / 1.4 * base`.
 fn reference_smooth(retries: &[u32], max_delay: f64, seed: u64) -> Vec<Vec<f64>> {
     let mut rng = SplitMix64(seed);
@@ -241,7 +241,7 @@ fn median(sample: &[f64]) -> f64 {
 
 #[test]
 fn smooth_medians_are_anchored_on_base_and_then_double() {
-    // SPEC: base is about the median first delay, later medians fall near 2, 4, 8 x base.
+    // The documented claim: base is about the median first delay, later medians fall near 2, 4, 8 x base.
     // Polly's first median is f(0.5) / 1.4 = 0.897 base, its second 1.14 base.
     let b = backoff(Strategy::Smooth).with_max_delay(Duration::from_secs(1000)).build().unwrap();
     let retries = [1, 3, 4, 5];
@@ -277,10 +277,10 @@ fn saturated_fraction(max_over_base: u64) -> f64 {
 
 #[test]
 fn decorrelated_loses_its_jitter_on_the_cap_once_saturated() {
-    // SPEC's "about a quarter" holds at max_delay = 1000 x base, where this
+    // The documented "about a quarter" holds at max_delay = 1000 x base, where this
     // measures 0.25 (the same as the reference chain); the fraction falls
     // slowly as the ratio grows and rises as it shrinks: 0.38 at 30 x base,
-    // the ratio of seed 004's standard values.
+    // the ratio of the `standard` preset's values.
     let quarter = saturated_fraction(1000);
     assert!((0.23..=0.27).contains(&quarter), "at 1000 x base: {quarter}");
     let standard = saturated_fraction(30);

@@ -81,8 +81,8 @@ fn unlimited_schedules_run_on_saturated_after_10_000_retries() {
             Strategy::Exponential => assert!(next.iter().all(|d| *d == backoff.max_delay()), "{what}"),
             // So, in fact, does smooth: a few retries after its median passes
             // max_delay its formula is far above the cap every time, and every
-            // delay is exactly max_delay. Not asserted: it is a gap in SPEC's
-            // "smooth exists to fix that", not a contract.
+            // delay is exactly max_delay. Not asserted: smooth fixes the clamp
+            // pile-up below the cap, not past it; not a contract.
             Strategy::Smooth => {}
             // The other jittered ones still spread.
             _ => assert!(next.windows(2).any(|w| w[0] != w[1]), "{what}: {next:?}"),

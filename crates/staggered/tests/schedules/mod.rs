@@ -1,4 +1,4 @@
-//! Tests of the schedules (SPEC sections 1-5).
+//! Tests of the schedules: strategies, caps, presets, randomness.
 
 mod distributions;
 mod ks;

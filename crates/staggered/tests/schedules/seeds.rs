@@ -1,5 +1,7 @@
-//! The presets against the documents they copy: seed 002's table, seed 004's
-//! worked table and SPEC section 4's values, exactly.
+//! The presets against the documents they copy: the table of
+//! google-http-java-client's `ExponentialBackOff` Javadoc, the worked table
+//! of additive jitter (base 1 s, cap 30 s, factor 0.3) and each preset's
+//! published values, exactly.
 
 use std::time::Duration;
 
@@ -137,7 +139,7 @@ fn seed_004_presets_keep_the_hard_cap() {
     assert_eq!(last.min.as_millis(), 23_076);
 }
 
-/// One row of SPEC section 4.
+/// One row of the presets table (`Preset`'s docs).
 struct Row {
     preset: Preset,
     strategy: Strategy,
@@ -225,7 +227,7 @@ fn every_preset_has_spec_section_4_values() {
     ];
     assert_eq!(rows.len(), Preset::ALL.len());
     for (row, preset) in rows.iter().zip(Preset::ALL) {
-        assert_eq!(row.preset, preset, "SPEC order");
+        assert_eq!(row.preset, preset, "the order of Preset::ALL");
         let b: Backoff = preset.backoff();
         assert_eq!(b.strategy(), row.strategy, "{preset}");
         assert_eq!(b.base(), row.base, "{preset}");

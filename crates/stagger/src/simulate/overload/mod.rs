@@ -67,7 +67,7 @@ pub struct Flags {
 
     /// max_attempts of the retrying policies, first attempt included
     /// [default: 3].
-    #[arg(long, value_name = "N", allow_negative_numbers = true, help_heading = HEADING)]
+    #[arg(long, value_name = "N", value_parser = crate::numbers::count, allow_negative_numbers = true, help_heading = HEADING)]
     pub attempts: Option<u32>,
 
     /// Goodput must reach this share of the offered load in every second of

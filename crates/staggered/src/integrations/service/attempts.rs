@@ -1,18 +1,17 @@
 //! One request's retry state, for the service drivers (tower, reqwest).
 //!
-//! It holds the [`Decision`] and reports through [`RetryPolicy::step`], as
-//! the blocking and async drivers do, so the rules, the hooks and the
-//! `tracing` events are the same everywhere. The drivers around it only
-//! clone requests, call, race the per-attempt timeout and sleep.
+//! It holds the [`Decision`] and reports through the policy's step, as the
+//! blocking and async drivers do, so the rules, the hooks, the `tracing`
+//! events and the metrics are the same everywhere. The drivers around it only clone
+//! requests, call, race the attempt's time limit and sleep.
 
 use core::time::Duration;
 
 use crate::budget::Budget;
 use crate::classify::Failure;
 use crate::retry::event::Notify;
-use crate::retry::timeout::TimeoutFor;
 use crate::sleep::Clock;
-use crate::{Decision, RetryPolicy, StopReason};
+use crate::{Decision, Limits, RetryPolicy, StopReason};
 
 /// The retry state of one request.
 pub(crate) struct Attempts<D, DB, I> {
@@ -23,6 +22,10 @@ pub(crate) struct Attempts<D, DB, I> {
     /// it, otherwise at the first failure (as the other drivers do).
     start: Option<I>,
     waited: Duration,
+    /// The policy's limits for services ([`RetryPolicy::service_limits`]).
+    limits: Limits,
+    /// The per-attempt timeout, if any.
+    timeout: Option<Duration>,
 }
 
 impl<D, DB, I> core::fmt::Debug for Attempts<D, DB, I> {
@@ -50,68 +53,74 @@ where
     I: Copy,
 {
     /// Starts a request: tells the budget (once per request) and reads the
-    /// clock if the deadline or a per-attempt timeout will need it.
-    pub(crate) fn start<S, C, N, B, T, K, E>(policy: &RetryPolicy<S, C, N, B, T>, clock: &K) -> Self
+    /// clock if the deadline or the per-attempt `timeout` will need it.
+    pub(crate) fn start<S, C, N, B, T, K>(
+        policy: &RetryPolicy<S, C, N, B, T>,
+        timeout: Option<Duration>,
+        clock: &K,
+    ) -> Self
     where
         B: Budget,
-        T: TimeoutFor<E>,
         K: Clock<Instant = I> + ?Sized,
     {
         policy.budget.record_request();
-        let needs_clock = policy.limits.deadline.is_some() || policy.timeout.limit().is_some();
+        let limits = policy.service_limits();
+        let needs_clock = limits.deadline.is_some() || timeout.is_some();
         Attempts {
             attempt: 1,
             decision: None,
             start: needs_clock.then(|| clock.now()),
             waited: Duration::ZERO,
+            limits,
+            timeout,
         }
     }
 
-    /// How long the next attempt may run: the per-attempt timeout clipped to
-    /// the time left before the deadline, with the error a cut attempt gets.
-    pub(crate) fn attempt_limit<S, C, N, B, T, K, E>(
-        &self,
-        policy: &RetryPolicy<S, C, N, B, T>,
-        clock: &K,
-    ) -> Option<(Duration, crate::MakeTimeoutError<E>)>
+    /// How long the next attempt may run: the per-attempt timeout, cut to
+    /// the time left before the deadline; `None` when neither limits it.
+    pub(crate) fn attempt_limit<K>(&self, clock: &K) -> Option<Duration>
     where
-        T: TimeoutFor<E>,
         K: Clock<Instant = I> + ?Sized,
     {
-        let (timeout, make_error) = policy.timeout.limit()?;
         let elapsed = self.start.map_or(Duration::ZERO, |start| clock.since(start));
-        Some((policy.limits.attempt_time(timeout, elapsed), make_error))
+        self.limits.attempt_limit(self.timeout, elapsed)
     }
 
-    /// The attempt succeeded: the budget may refund.
-    pub(crate) fn on_success<B: Budget + ?Sized>(&mut self, budget: &B) {
+    /// The attempt succeeded: the budget may refund, and the metrics count
+    /// the operation, as the other drivers do.
+    pub(crate) fn on_success<S, C, N, B: Budget, T>(&mut self, policy: &RetryPolicy<S, C, N, B, T>) {
         match self.decision.as_mut() {
-            Some(decision) => decision.on_success(),
-            None => budget.deposit(self.attempt, None),
+            Some(decision) => policy.parts_with(&self.limits).succeeded(decision),
+            None => {
+                policy.budget.deposit(self.attempt, None);
+                policy.instruments.first_try_success();
+            }
         }
     }
 
-    /// The attempt failed with `error`, classified `failure`: decide, tell the
-    /// hooks, and return the wait before the next attempt, or why to stop.
-    /// `decision` makes the decision at the first failure.
+    /// The attempt failed with `error` (of the type `error_type` names),
+    /// classified `failure`: decide, tell the hooks, and return the wait
+    /// before the next attempt, or why to stop. `decision` makes the
+    /// decision, with the limits in force, at the first failure.
     pub(crate) fn on_failure<S, C, N, B, T, K, E>(
         &mut self,
         policy: &RetryPolicy<S, C, N, B, T>,
         clock: &K,
         error: &E,
+        error_type: &'static str,
         failure: Failure,
-        decision: impl FnOnce() -> Decision<D, DB>,
+        decision: impl FnOnce(Limits) -> Decision<D, DB>,
     ) -> Result<Duration, StopReason>
     where
-        S: crate::Schedule,
-        B: Budget,
         N: Notify<E>,
         E: core::fmt::Display,
         K: Clock<Instant = I> + ?Sized,
     {
         let start = *self.start.get_or_insert_with(|| clock.now());
-        let decision = self.decision.get_or_insert_with(decision);
-        let delay = policy.step(decision, error, failure, clock.since(start))?;
+        let limits = self.limits;
+        let decision = self.decision.get_or_insert_with(|| decision(limits));
+        let parts = policy.parts_with(&self.limits);
+        let delay = parts.step(decision, error, error_type, failure, clock.since(start))?;
         self.attempt = decision.attempt();
         self.waited = self.waited.saturating_add(delay);
         Ok(delay)

@@ -6,80 +6,41 @@
 //! failure too (an HTTP 503). So the integrations classify the whole
 //! `Result` with a [`ClassifyResult`]: `None` is a success, `Some(failure)`
 //! a failed attempt, decided on by the same [`Decision`](crate::Decision) as
-//! every other driver. A request is retried only if it can be cloned before
-//! it is sent ([`CloneRequest`], like tower's `Policy::clone_request`); one
-//! that cannot is sent once.
+//! every other driver. Every classifier of errors is one (it accepts every
+//! response); [`ByResult`] wraps a closure over the whole `Result`. A
+//! request is retried only if it can be cloned before it is sent
+//! ([`CloneRequest`], like tower's `Policy::clone_request`); one that cannot
+//! is sent once.
 //!
 //! ```
-//! use staggered::service::{ClassifyResult, CloneRequest};
+//! use staggered::service::{ByResult, ClassifyResult, CloneRequest};
+//! use staggered::classify::io::classify_io;
 //! use staggered::{ErrorKind, Failure};
 //!
-//! // Any closure over `Result<&Response, &Error>` is a classifier ...
-//! let classify = |result: Result<&u16, &std::io::Error>| match result {
+//! // A classifier of errors classifies results: every response succeeds ...
+//! let refused = std::io::Error::from(std::io::ErrorKind::ConnectionRefused);
+//! assert_eq!(classify_io.classify_result(Err::<&u16, _>(&refused)), Some(Failure::TRANSIENT));
+//! assert_eq!(classify_io.classify_result(Ok::<_, &std::io::Error>(&503)), None);
+//!
+//! // ... and `ByResult` judges the responses too.
+//! let classify = ByResult(|result: Result<&u16, &std::io::Error>| match result {
 //!     Ok(&status) if status >= 500 => Some(Failure::TRANSIENT),
 //!     Ok(_) => None,
 //!     Err(_) => Some(Failure::TRANSIENT),
-//! };
-//! assert_eq!(classify.classify_result(Ok(&200)), None);
+//! });
 //! assert_eq!(classify.classify_result(Ok(&503)).map(|f| f.kind), Some(ErrorKind::Transient));
 //!
-//! // ... and any closure from `&Request` to `Option<Request>` clones requests.
+//! // Any closure from `&Request` to `Option<Request>` clones requests.
 //! let only_short = |request: &String| (request.len() < 10).then(|| request.clone());
 //! assert_eq!(only_short.clone_request(&"GET /".to_owned()), Some("GET /".to_owned()));
 //! ```
 
-#[cfg(any(feature = "tower", feature = "reqwest"))]
+#[cfg(any(feature = "tower", feature = "reqwest", feature = "tonic"))]
 pub(crate) mod attempts;
 
 use core::fmt;
 
-use crate::classify::{AlwaysTransient, Failure, RetryIf};
-
-/// Classifies the result of one attempt of a service call: `None` for a
-/// success, `Some(failure)` for a failed attempt (a
-/// [`Permanent`](crate::ErrorKind::Permanent) one stops at once).
-///
-/// Any `Fn(Result<&Res, &Err>) -> Option<Failure>` is one.
-/// [`AlwaysTransient`] (the default) calls every response a success and
-/// every error transient; [`RetryIf`] retries the errors its predicate
-/// accepts; `http::ClassifyHttp` (feature `http`)
-/// reads HTTP statuses and server hints.
-pub trait ClassifyResult<Res, Err> {
-    /// Classifies the outcome of one attempt.
-    fn classify_result(&self, result: Result<&Res, &Err>) -> Option<Failure>;
-
-    /// Describes a response this classifier called a failure, for hooks and
-    /// `tracing` events (`error_message`). The default writes
-    /// `unsuccessful response`; the HTTP classifier writes the status.
-    fn describe(response: &Res, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let _ = response;
-        f.write_str("unsuccessful response")
-    }
-}
-
-impl<Res, Err> ClassifyResult<Res, Err> for AlwaysTransient {
-    #[inline]
-    fn classify_result(&self, result: Result<&Res, &Err>) -> Option<Failure> {
-        result.err().map(|_| Failure::TRANSIENT)
-    }
-}
-
-impl<Res, Err, F: Fn(&Err) -> bool> ClassifyResult<Res, Err> for RetryIf<F> {
-    #[inline]
-    fn classify_result(&self, result: Result<&Res, &Err>) -> Option<Failure> {
-        result.err().map(|error| if (self.0)(error) { Failure::TRANSIENT } else { Failure::PERMANENT })
-    }
-}
-
-impl<Res, Err, F> ClassifyResult<Res, Err> for F
-where
-    F: Fn(Result<&Res, &Err>) -> Option<Failure>,
-{
-    #[inline]
-    fn classify_result(&self, result: Result<&Res, &Err>) -> Option<Failure> {
-        self(result)
-    }
-}
+pub use crate::classify::{ByResult, ClassifyResult};
 
 /// Makes the copy of a request that a retry sends; `None` means the request
 /// cannot be repeated, so it is sent once and never retried.
@@ -88,6 +49,12 @@ where
 /// one too (`|r: &reqwest::Request| r.try_clone()`), and
 /// `http::IdempotentOnly` (feature `http`) clones
 /// only the HTTP requests that are safe to repeat.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot copy `{Req}` requests for a retry",
+    label = "not a request cloner for `{Req}`",
+    note = "the default, `ByClone`, needs `{Req}: Clone`; any `Fn(&{Req}) -> Option<{Req}>` clones requests, \
+            `None` sending one once (`RetryLayer::clone_requests_with`)"
+)]
 pub trait CloneRequest<Req> {
     /// A copy of `request` to send on a later attempt, if it can be repeated.
     fn clone_request(&self, request: &Req) -> Option<Req>;
@@ -127,6 +94,15 @@ impl<Res, Err> FailedAttempt<Res, Err> {
     /// A failed attempt whose responses `C` describes.
     pub fn new<C: ClassifyResult<Res, Err>>(result: Result<Res, Err>) -> Self {
         FailedAttempt { result, describe: C::describe }
+    }
+
+    /// The name of the type of what failed, the response's or the error's,
+    /// for the `tracing` events' `error_type`.
+    pub fn type_name(&self) -> &'static str {
+        match self.result {
+            Ok(_) => core::any::type_name::<Res>(),
+            Err(_) => core::any::type_name::<Err>(),
+        }
     }
 
     /// The response, if the attempt ended in one.
@@ -175,22 +151,7 @@ impl<Res, Err: fmt::Debug> fmt::Debug for FailedAttempt<Res, Err> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ErrorKind;
-
-    #[test]
-    fn default_and_predicate_classifiers() {
-        let ok: Result<&u8, &&str> = Ok(&1);
-        let err: Result<&u8, &&str> = Err(&"boom");
-        assert_eq!(AlwaysTransient.classify_result(ok), None);
-        assert_eq!(AlwaysTransient.classify_result(err), Some(Failure::TRANSIENT));
-        let only_boom = RetryIf(|e: &&str| *e == "boom");
-        assert_eq!(only_boom.classify_result(ok), None);
-        assert_eq!(only_boom.classify_result(err).map(|f| f.kind), Some(ErrorKind::Transient));
-        assert_eq!(
-            only_boom.classify_result(Err::<&u8, _>(&"other")).map(|f| f.kind),
-            Some(ErrorKind::Permanent)
-        );
-    }
+    use crate::AlwaysTransient;
 
     #[test]
     fn failed_attempts_display_the_error_or_the_description() {

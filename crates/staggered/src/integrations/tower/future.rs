@@ -15,7 +15,7 @@ use super::Shared;
 use crate::budget::Budget;
 use crate::classify::Failure;
 use crate::retry::event::Notify;
-use crate::retry::timeout::{MakeTimeoutError, TimeoutFor};
+use crate::retry::timeout::{FromTimedOut, TimeoutFor};
 use crate::service::attempts::Attempts;
 use crate::service::{ClassifyResult, CloneRequest, FailedAttempt};
 use crate::sleep::{Clock, Sleeper};
@@ -47,8 +47,8 @@ pin_project! {
         // The copy the next retry sends.
         request: Option<Req>,
         attempts: RequestAttempts<P, Q, Z, K>,
-        // The current attempt's time limit and how to make its error.
-        limit: Option<(Duration, MakeTimeoutError<Svc::Error>)>,
+        // The current attempt's time limit.
+        limit: Option<Duration>,
         #[pin]
         state: State<Svc::Future, Z::Sleep>,
     }
@@ -77,7 +77,7 @@ where
         service: Option<Svc>,
         request: Option<Req>,
         attempts: RequestAttempts<P, Q, Z, K>,
-        limit: Option<(Duration, MakeTimeoutError<Svc::Error>)>,
+        limit: Option<Duration>,
         future: Svc::Future,
         timer: Option<Z::Sleep>,
     ) -> Self {
@@ -110,7 +110,7 @@ impl<Svc, Req, S, C, N, B, T, Q, Z, K> Future
     for ResponseFuture<Svc, Req, RetryPolicy<S, C, N, B, T>, Q, Z, K>
 where
     Svc: Service<Req>,
-    Svc::Error: fmt::Display,
+    Svc::Error: fmt::Display + FromTimedOut,
     S: Schedule,
     S::Delays: Send + 'static,
     C: ClassifyResult<Svc::Response, Svc::Error>,
@@ -135,9 +135,9 @@ where
                     let (result, cut) = match future.poll(cx) {
                         Poll::Ready(result) => (result, false),
                         Poll::Pending => match (timer.as_pin_mut(), *this.limit) {
-                            (Some(timer), Some((after, timed_out))) => {
+                            (Some(timer), Some(after)) => {
                                 ready!(timer.poll(cx));
-                                (Err(timed_out(TimedOut { after })), true)
+                                (Err(Svc::Error::from(TimedOut { after })), true)
                             }
                             _ => return Poll::Pending,
                         },
@@ -148,7 +148,7 @@ where
                         match policy.classifier.classify_result(result.as_ref()) {
                             Some(failure) => failure,
                             None => {
-                                this.attempts.on_success(&policy.budget);
+                                this.attempts.on_success(policy);
                                 return Poll::Ready(result);
                             }
                         }
@@ -158,11 +158,19 @@ where
                         return Poll::Ready(result);
                     }
                     let failed = FailedAttempt::new::<C>(result);
-                    let decision = || {
+                    let decision = |limits| {
                         let (delays, steering) = crate::retry::steering::boxed(&policy.schedule);
-                        Decision::steered(delays, policy.limits, Arc::clone(shared_handle), steering)
+                        Decision::steered(delays, limits, Arc::clone(shared_handle), steering)
                     };
-                    match this.attempts.on_failure(policy, &shared.clock, &failed, failure, decision) {
+                    let error_type = failed.type_name();
+                    match this.attempts.on_failure(
+                        policy,
+                        &shared.clock,
+                        &failed,
+                        error_type,
+                        failure,
+                        decision,
+                    ) {
                         Ok(delay) => state.set(State::Waiting { sleep: shared.sleeper.sleep(delay) }),
                         Err(_) => return Poll::Ready(failed.into_result()),
                     }
@@ -182,9 +190,9 @@ where
                     }
                     let Some(request) = this.request.take() else { unreachable!("checked above") };
                     *this.request = shared.clone_request.clone_request(&request);
-                    let limit = this.attempts.attempt_limit(policy, &shared.clock);
+                    let limit = this.attempts.attempt_limit(&shared.clock);
                     *this.limit = limit;
-                    let timer = limit.map(|(cut, _)| shared.sleeper.sleep(cut));
+                    let timer = limit.map(|cut| shared.sleeper.cut_after(cut));
                     let future = service.call(request);
                     state.set(State::Calling { future, timer });
                 }

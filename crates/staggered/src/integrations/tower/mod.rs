@@ -4,14 +4,14 @@
 //! [`Decision`](crate::Decision) from the [`RetryPolicy`] (schedule,
 //! `max_attempts`, deadline, server hints, budget, hooks and `tracing`, the
 //! same rules as the blocking and async drivers), a
-//! [`ClassifyResult`] decides which
-//! responses and errors are failures, and a
-//! [`CloneRequest`] makes the copy each retry
-//! sends. A request that cannot be cloned is sent once and never retried.
+//! [`ClassifyResult`] decides which responses and errors are failures, and
+//! a [`CloneRequest`] makes the copy each retry sends. A request that
+//! cannot be cloned is sent once and never retried.
 //!
 //! ```
 //! # async fn demo() -> Result<(), std::io::Error> {
 //! use std::time::Duration;
+//! use staggered::classify::io::classify_io;
 //! use staggered::tower::RetryLayer;
 //! use staggered::{Backoff, RetryPolicy, Strategy, TokenBucket};
 //! use tower::{service_fn, Service, ServiceBuilder, ServiceExt};
@@ -23,8 +23,10 @@
 //!     .build()
 //!     .expect("valid schedule");
 //! let policy = RetryPolicy::new(backoff)
+//!     .classify(classify_io) // any classifier of errors classifies a service's results
 //!     .with_budget(TokenBucket::new()) // share one budget per client
-//!     .with_deadline(Duration::from_secs(2));
+//!     .with_deadline(Duration::from_secs(2))
+//!     .on_retry(|event| eprintln!("{event}")); // no annotation: the types come from the service
 //! let mut calls = 0;
 //! let mut service = ServiceBuilder::new()
 //!     .layer(RetryLayer::new(policy)) // `String` requests are cloned with `Clone`
@@ -32,7 +34,11 @@
 //!         calls += 1;
 //!         let attempt = calls;
 //!         async move {
-//!             if attempt < 3 { Err(std::io::Error::other("flaky")) } else { Ok(request.len()) }
+//!             if attempt < 3 {
+//!                 Err(std::io::Error::from(std::io::ErrorKind::ConnectionReset))
+//!             } else {
+//!                 Ok(request.len())
+//!             }
 //!         }
 //!     }));
 //! let length = service.ready().await?.call("hello".to_owned()).await?;
@@ -40,6 +46,38 @@
 //! # Ok(())
 //! # }
 //! # tokio::runtime::Builder::new_current_thread().enable_time().start_paused(true).build().unwrap().block_on(demo()).unwrap();
+//! ```
+//!
+//! # Which responses fail
+//! A service's response can itself be a failure (an HTTP 503), so the
+//! layer asks the policy's classifier about both:
+//! - a policy with no classifier ([`DefaultRules`](crate::DefaultRules))
+//!   knows the responses of `http`: 408, 429 and 5xx retry, with their
+//!   server hints; other 4xx stop. For a service of any other response
+//!   type it does not compile until a classifier is chosen, so that no
+//!   failed response is taken for a success without anyone saying so;
+//! - a classifier of errors (a closure, [`classify_io`](crate::classify::io::classify_io),
+//!   [`RetryIf`](crate::RetryIf), [`AlwaysTransient`](crate::AlwaysTransient))
+//!   classifies the errors and accepts every response;
+//! - [`ClassifyHttp`](crate::classify::http::ClassifyHttp) and
+//!   [`ByResult`](crate::ByResult) judge the responses too.
+//!
+//! For an HTTP service with a rule of your own for its errors, keep the
+//! HTTP rules for its responses with a [`ByResult`](crate::ByResult) that
+//! asks `ClassifyHttp` about them.
+//!
+//! ```compile_fail,E0599
+//! # async fn demo() {
+//! use staggered::tower::RetryLayer;
+//! use staggered::{Preset, RetryPolicy};
+//! use tower::{service_fn, Service, ServiceBuilder, ServiceExt};
+//!
+//! // Which `u32` responses are failures? Nobody said: this does not compile.
+//! let mut service = ServiceBuilder::new()
+//!     .layer(RetryLayer::new(RetryPolicy::new(Preset::Interactive.backoff())))
+//!     .service(service_fn(|n: u32| async move { Ok::<_, std::io::Error>(n) }));
+//! let _ = service.ready().await.unwrap().call(1).await;
+//! # }
 //! ```
 //!
 //! # Readiness and cloning the inner service
@@ -51,10 +89,14 @@
 //! a request that can be retried.
 //!
 //! # Requirements
-//! The inner service is `Clone` and its error type `Display` (for hooks and
-//! `tracing`); the schedule's delays are `Send + 'static` (a
-//! [`Backoff`](crate::Backoff)'s are): a failing request boxes them once, so
-//! that [`ResponseFuture`] need not name the schedule.
+//! The inner service is `Clone`, and its error type `Display` (for hooks
+//! and `tracing`) and able to hold a [`TimedOut`](crate::TimedOut)
+//! ([`FromTimedOut`](crate::FromTimedOut): `std::io::Error` and
+//! `tower::BoxError` are; map another with `.map_err(BoxError::from)` below
+//! the layer), since the layer cuts an attempt that runs into the deadline
+//! and returns that as the service's error. The schedule's delays are
+//! `Send + 'static` (a [`Backoff`](crate::Backoff)'s are): a failing request
+//! boxes them once, so that [`ResponseFuture`] need not name the schedule.
 //!
 //! # What the caller gets
 //! The first success, or, once the policy stops, the last attempt's outcome
@@ -64,12 +106,14 @@
 //! with the stop reason in the give-up event.
 //!
 //! # Time
-//! Waits use the layer's [`Sleeper`] and the deadline
-//! its [`Clock`]: tokio's by default, any runtime's with
-//! [`RetryLayer::with_timer`] (a recording sleeper in tests). A per-attempt
-//! timeout ([`RetryPolicy::with_attempt_timeout`]) races each attempt against
-//! that sleeper, clipped to the deadline, and needs the service's error type
-//! to implement `From<TimedOut>` (a `tower::BoxError` does).
+//! Waits use the layer's [`Sleeper`] and the deadline its [`Clock`]: tokio's
+//! by default, any runtime's with [`RetryLayer::with_timer`] (a recording
+//! sleeper in tests). Every attempt races the time it has, the per-attempt
+//! timeout ([`RetryPolicy::with_attempt_timeout`]) cut to the time left
+//! before the deadline, so the deadline bounds the whole request. Unless
+//! the policy sets `max_hint`, a server hint is honoured up to a minute (or
+//! the schedule's largest delay, if longer): see
+//! [`RetryPolicy`'s defaults](RetryPolicy#defaults).
 
 mod future;
 
@@ -85,7 +129,7 @@ pub use future::ResponseFuture;
 use crate::budget::{Budget, BudgetMetrics};
 use crate::classify::Failure;
 use crate::retry::event::Notify;
-use crate::retry::timeout::TimeoutFor;
+use crate::retry::timeout::{FromTimedOut, TimeoutFor};
 use crate::service::attempts::Attempts;
 use crate::service::{ByClone, ClassifyResult, CloneRequest, FailedAttempt};
 use crate::sleep::{Clock, Sleeper, TokioClock, TokioSleeper};
@@ -96,7 +140,8 @@ use crate::{RetryPolicy, Schedule};
 /// # Default
 /// | part | default |
 /// |---|---|
-/// | classifier | the policy's; [`AlwaysTransient`](crate::AlwaysTransient) (every error retries, every response succeeds) unless set with [`RetryPolicy::classify`] to a [`ClassifyResult`] such as [`ClassifyHttp`](crate::http::ClassifyHttp) |
+/// | classifier | the policy's: see [which responses fail](self#which-responses-fail) |
+/// | `max_hint` | the policy's if set, else at least one minute |
 /// | request cloning | [`ByClone`] (`Req: Clone`) |
 /// | timer | [`TokioSleeper`] and [`TokioClock`] |
 #[derive(Clone)]
@@ -231,7 +276,7 @@ impl<Svc: fmt::Debug, P: fmt::Debug, Q: fmt::Debug, Z: fmt::Debug, K: fmt::Debug
 impl<Svc, Req, S, C, N, B, T, Q, Z, K> Service<Req> for Retry<Svc, RetryPolicy<S, C, N, B, T>, Q, Z, K>
 where
     Svc: Service<Req> + Clone,
-    Svc::Error: fmt::Display,
+    Svc::Error: fmt::Display + FromTimedOut,
     S: Schedule,
     S::Delays: Send + 'static,
     C: ClassifyResult<Svc::Response, Svc::Error>,
@@ -254,9 +299,10 @@ where
         let shared = &*self.shared;
         let spare = shared.clone_request.clone_request(&request);
         let service = spare.as_ref().map(|_| self.inner.clone());
-        let attempts = Attempts::start::<_, _, _, _, _, _, Svc::Error>(&shared.policy, &shared.clock);
-        let limit = attempts.attempt_limit(&shared.policy, &shared.clock);
-        let timer = limit.map(|(cut, _)| shared.sleeper.sleep(cut));
+        let timeout = <T as TimeoutFor<Svc::Error>>::timeout(&shared.policy.timeout);
+        let attempts = Attempts::start(&shared.policy, timeout, &shared.clock);
+        let limit = attempts.attempt_limit(&shared.clock);
+        let timer = limit.map(|cut| shared.sleeper.cut_after(cut));
         let future = self.inner.call(request);
         ResponseFuture::new(Arc::clone(&self.shared), service, spare, attempts, limit, future, timer)
     }

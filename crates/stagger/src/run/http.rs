@@ -1,0 +1,266 @@
+//! `--http-headers FILE`: retries that know what an HTTP server answered.
+//!
+//! A command that speaks HTTP writes the response's status line and headers
+//! to FILE (`curl -D FILE`, `wget --server-response` to a file, or any
+//! script). Before each attempt `stagger` empties FILE; after a failed one
+//! it reads the last response there and classifies it with the library's
+//! HTTP rules ([`ClassifyHttp`], with the `--config` file's status lists):
+//! 4xx other than 408 and 429 stop, 408, 429 and 5xx are retried, and the
+//! server's `Retry-After` (or `x-amz-retry-after`, `grpc-retry-pushback-ms`)
+//! sets the wait through the retry decision's hint rules: at least the hint,
+//! and a stop if it is longer than `--max-hint`. An attempt that left no
+//! response, or a response that is no error (curl's exit 7 or 28, a 200
+//! followed by a write error), is classified by its exit code as usual.
+//!
+//! The file holds every response of the attempt in order (a `100 Continue`,
+//! a proxy's `200 Connection established`, each redirect with `curl -L`);
+//! the last status line and the header lines after it are what counts.
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use http::header::{HeaderMap, HeaderName, HeaderValue};
+use http::StatusCode;
+use staggered::http::ClassifyHttp;
+use staggered::{Failure, Hint};
+
+/// A header dump larger than this is no header dump: it is not read.
+const MAX_BYTES: u64 = 1 << 20;
+
+/// The file named by `--http-headers`, and how its responses are classified.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeaderDump {
+    path: PathBuf,
+    classify: ClassifyHttp,
+}
+
+/// The last response an attempt wrote, as the retry decision sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Response {
+    /// The status code.
+    pub status: u16,
+    /// The reason phrase the server sent (possibly empty, as in HTTP/2).
+    pub reason: String,
+    /// The failure it is, with the server's hint; `None` for a success.
+    pub failure: Option<Failure>,
+}
+
+impl Response {
+    /// For logs: `HTTP 429 Too Many Requests, server asked for 3s`.
+    pub fn describe(&self) -> String {
+        let reason = if self.reason.is_empty() {
+            StatusCode::from_u16(self.status).ok().and_then(|s| s.canonical_reason()).unwrap_or_default()
+        } else {
+            &self.reason
+        };
+        let mut text = format!("HTTP {} {reason}", self.status);
+        text.truncate(text.trim_end().len());
+        match self.hint() {
+            Some(Hint::After(wait)) => {
+                text.push_str(&format!(
+                    ", server asked for {}",
+                    crate::duration::format_significant(wait, 4)
+                ));
+            }
+            Some(Hint::Never) => text.push_str(", server said not to retry"),
+            None => {}
+        }
+        text
+    }
+
+    /// The server's hint, if it is a failure that carries one.
+    pub fn hint(&self) -> Option<Hint> {
+        self.failure.and_then(|failure| failure.hint)
+    }
+}
+
+impl HeaderDump {
+    /// The dump at `path`, classified by `classify`.
+    pub fn new(path: PathBuf, classify: ClassifyHttp) -> Self {
+        HeaderDump { path, classify }
+    }
+
+    /// The path, as given.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Checks, before anything runs, that the command can write the file
+    /// and `stagger` empty it: its directory exists, and it is a regular
+    /// file if it exists.
+    ///
+    /// # Errors
+    /// A message saying what is wrong with the path.
+    pub fn check(&self) -> Result<(), String> {
+        match fs::metadata(&self.path) {
+            Ok(meta) if meta.is_file() => Ok(()),
+            Ok(_) => Err(format!("{} is not a regular file", self.path.display())),
+            Err(err) if err.kind() == io::ErrorKind::NotFound => {
+                let dir = self.path.parent().filter(|dir| !dir.as_os_str().is_empty());
+                match dir {
+                    Some(dir) if !dir.is_dir() => Err(format!("{}: no such directory", dir.display())),
+                    _ => Ok(()),
+                }
+            }
+            Err(err) => Err(format!("{}: {err}", self.path.display())),
+        }
+    }
+
+    /// Empties the file before an attempt, so that a response read after it
+    /// is that attempt's. A file that does not exist is left so.
+    ///
+    /// # Errors
+    /// When the file exists and cannot be emptied.
+    pub fn clear(&self) -> io::Result<()> {
+        match fs::OpenOptions::new().write(true).truncate(true).open(&self.path) {
+            Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(()),
+            other => other.map(drop),
+        }
+    }
+
+    /// The last response in the file, classified; `None` when the file is
+    /// missing or holds no status line.
+    ///
+    /// # Errors
+    /// When the file cannot be read, or is too large to be a header dump.
+    pub fn read(&self) -> io::Result<Option<Response>> {
+        let bytes = match fs::metadata(&self.path) {
+            Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(err) => return Err(err),
+            Ok(meta) if meta.len() > MAX_BYTES => {
+                return Err(io::Error::other(format!(
+                    "larger than {} KiB, not a header dump",
+                    MAX_BYTES >> 10
+                )))
+            }
+            Ok(_) => fs::read(&self.path)?,
+        };
+        Ok(parse_last(&bytes).map(|(status, reason, headers)| Response {
+            status: status.as_u16(),
+            reason,
+            failure: self.classify.classify_parts(status, &headers),
+        }))
+    }
+}
+
+/// The last response in a header dump: its status, reason phrase and
+/// headers. Header lines after it (trailers, which curl writes there too)
+/// join its headers; lines that are neither a status line nor a header
+/// are skipped, and so is everything before the first status line.
+pub fn parse_last(dump: &[u8]) -> Option<(StatusCode, String, HeaderMap)> {
+    let mut last = None;
+    for line in dump.split(|&b| b == b'\n') {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if let Some((status, reason)) = status_line(line) {
+            last = Some((status, reason, HeaderMap::new()));
+        } else if let (Some((_, _, headers)), Some((name, value))) = (&mut last, header_line(line)) {
+            headers.append(name, value);
+        }
+    }
+    last
+}
+
+/// `HTTP/1.1 503 Service Unavailable`, `HTTP/2 429` or `HTTP/3 200`.
+fn status_line(line: &[u8]) -> Option<(StatusCode, String)> {
+    let rest = line.strip_prefix(b"HTTP/")?;
+    let mut parts = rest.splitn(3, |&b| b == b' ');
+    let _version = parts.next()?;
+    let status = StatusCode::from_bytes(parts.next()?).ok()?;
+    let reason = String::from_utf8_lossy(parts.next().unwrap_or_default()).trim().to_owned();
+    Some((status, reason))
+}
+
+/// `Retry-After: 3`: a valid header name, a colon, and a value.
+fn header_line(line: &[u8]) -> Option<(HeaderName, HeaderValue)> {
+    let colon = line.iter().position(|&b| b == b':')?;
+    let name = HeaderName::from_bytes(&line[..colon]).ok()?;
+    let value = HeaderValue::from_bytes(line[colon + 1..].trim_ascii()).ok()?;
+    Some((name, value))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use staggered::ErrorKind;
+    use std::time::Duration;
+
+    fn classify(dump: &str) -> Option<Response> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("headers");
+        fs::write(&path, dump).unwrap();
+        HeaderDump::new(path, ClassifyHttp::new()).read().unwrap()
+    }
+
+    #[test]
+    fn the_last_response_counts() {
+        let dump = "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 301 Moved\r\nLocation: /b\r\n\r\n\
+                    HTTP/2 429 \r\nretry-after: 3\r\ncontent-type: text/plain\r\n\r\n";
+        let response = classify(dump).unwrap();
+        assert_eq!((response.status, response.reason.as_str()), (429, ""));
+        let failure = response.failure.unwrap();
+        assert_eq!(failure.kind, ErrorKind::Throttled);
+        assert_eq!(failure.hint, Some(Hint::After(Duration::from_secs(3))));
+        assert_eq!(response.describe(), "HTTP 429 Too Many Requests, server asked for 3s");
+    }
+
+    #[test]
+    fn statuses_follow_the_librarys_rules() {
+        let kind =
+            |status: &str| classify(&format!("HTTP/1.1 {status}\n\n")).unwrap().failure.map(|f| f.kind);
+        assert_eq!(kind("404 Not Found"), Some(ErrorKind::Permanent));
+        assert_eq!(kind("408 Request Timeout"), Some(ErrorKind::Transient));
+        assert_eq!(kind("503 Service Unavailable"), Some(ErrorKind::Transient));
+        assert_eq!(kind("200 OK"), None);
+        // A 4xx is permanent, whatever its headers say.
+        let gone = classify("HTTP/1.1 404 Not Found\nRetry-After: 5\n\n").unwrap();
+        assert_eq!(gone.failure, Some(Failure::PERMANENT));
+        assert_eq!(gone.describe(), "HTTP 404 Not Found");
+    }
+
+    #[test]
+    fn the_status_lists_apply() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("h");
+        fs::write(&path, "HTTP/1.1 409 Conflict\n\n").unwrap();
+        let lists = ClassifyHttp::new().with_retry_status(409);
+        let response = HeaderDump::new(path, lists).read().unwrap().unwrap();
+        assert_eq!(response.failure, Some(Failure::TRANSIENT));
+    }
+
+    #[test]
+    fn nothing_to_read_is_no_response_and_garbage_is_skipped() {
+        assert_eq!(classify(""), None);
+        assert_eq!(classify("curl: (7) Failed to connect\n"), None);
+        assert_eq!(classify("HTTP/1.1 abc Nonsense\n"), None);
+        let dir = tempfile::tempdir().unwrap();
+        let missing = HeaderDump::new(dir.path().join("never-written"), ClassifyHttp::new());
+        assert_eq!(missing.read().unwrap(), None);
+        missing.clear().expect("a missing file stays missing");
+        assert!(!missing.path().exists());
+        // Broken header lines are skipped; a trailer joins the last response.
+        let dump = "HTTP/1.1 503 Service Unavailable\nbad header\n: empty\nRetry-After: soon\n\n\
+                    x-amz-retry-after: 1500\n";
+        let response = classify(dump).unwrap();
+        assert_eq!(response.hint(), Some(Hint::After(Duration::from_millis(1500))));
+    }
+
+    #[test]
+    fn the_file_is_checked_and_emptied() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("h");
+        let dump = HeaderDump::new(path.clone(), ClassifyHttp::new());
+        assert_eq!(dump.check(), Ok(()), "not there yet: the command creates it");
+        fs::write(&path, "HTTP/1.1 503 x\n\n").unwrap();
+        dump.clear().unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"");
+        assert!(HeaderDump::new(dir.path().to_owned(), ClassifyHttp::new())
+            .check()
+            .unwrap_err()
+            .ends_with("is not a regular file"));
+        let nowhere = HeaderDump::new(dir.path().join("no/such/dir/h"), ClassifyHttp::new());
+        assert!(nowhere.check().unwrap_err().ends_with("no/such/dir: no such directory"));
+        fs::write(&path, vec![b'x'; (MAX_BYTES + 1) as usize]).unwrap();
+        assert!(dump.read().unwrap_err().to_string().contains("not a header dump"));
+    }
+}

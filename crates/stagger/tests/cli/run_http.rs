@@ -1,0 +1,235 @@
+//! `stagger run --http-headers FILE`: retries by the HTTP response the
+//! command wrote, with curl's `-D FILE` against a server on 127.0.0.1 that
+//! the test starts (skipped with a message where curl is not installed),
+//! and with any command that writes such a file.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use rustix::process::{kill_process, Signal};
+use serde_json::Value;
+
+use super::ends::ended;
+use super::{fast, pid, run_sh, stderr_text, temp};
+
+/// A server on 127.0.0.1 that answers the requests it receives with
+/// `responses` in turn (the last one again once they run out), and notes
+/// when each request came.
+struct Server {
+    url: String,
+    requests: Arc<Mutex<Vec<Instant>>>,
+}
+
+impl Server {
+    fn start(responses: &[&str]) -> Server {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
+        let url = format!("http://{}/health", listener.local_addr().unwrap());
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        let noted = Arc::clone(&requests);
+        let responses: Vec<String> = responses.iter().map(|r| (*r).to_owned()).collect();
+        // Left blocked in accept when the test ends: the process ends it.
+        thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(stream) = stream else { continue };
+                let served = {
+                    let mut requests = noted.lock().unwrap();
+                    requests.push(Instant::now());
+                    requests.len()
+                };
+                let response = &responses[(served - 1).min(responses.len() - 1)];
+                answer(stream, response);
+            }
+        });
+        Server { url, requests }
+    }
+
+    fn requests(&self) -> Vec<Instant> {
+        self.requests.lock().unwrap().clone()
+    }
+}
+
+/// Reads a request's head and writes `response` (a status line and
+/// headers, without the blank line), with an empty body.
+fn answer(mut stream: TcpStream, response: &str) {
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
+    let mut head = Vec::new();
+    let mut byte = [0_u8; 1];
+    while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).is_ok_and(|n| n == 1) {
+        head.push(byte[0]);
+    }
+    let reply = format!("{response}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+    let _ = stream.write_all(reply.as_bytes());
+}
+
+/// Whether curl is installed; if not, says the test is skipped.
+fn curl_installed() -> bool {
+    let found = Command::new("curl").arg("--version").output().is_ok_and(|out| out.status.success());
+    if !found {
+        eprintln!("skipped: curl is not installed (.ci/run installs it where it can)");
+    }
+    found
+}
+
+/// `stagger run OPTIONS --http-headers HEADERS -- curl -fsS -D HEADERS URL`.
+fn curl(options: &[String], headers: &Path, url: &str) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_stagger"));
+    command.args(options).arg("--http-headers").arg(headers).arg("--");
+    command.args(["curl", "-fsS", "--noproxy", "*", "--max-time", "20", "-D"]).arg(headers).arg(url);
+    command
+}
+
+fn output(mut command: Command) -> Output {
+    ended(command.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("stagger runs"))
+}
+
+#[test]
+fn curl_a_404_is_not_retried() {
+    if !curl_installed() {
+        return;
+    }
+    let server = Server::start(&["HTTP/1.1 404 Not Found"]);
+    let (_dir, headers) = temp();
+    let out = output(curl(&fast(5), &headers, &server.url));
+    let stderr = stderr_text(&out);
+    assert_eq!(out.status.code(), Some(22), "curl's status for an HTTP error: {stderr}");
+    assert_eq!(server.requests().len(), 1, "{stderr}");
+    assert!(
+        stderr.contains("attempt 1/5 failed (exit code 22, HTTP 404 Not Found); giving up: permanent error"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn curl_a_503_is_retried_until_the_server_is_back() {
+    if !curl_installed() {
+        return;
+    }
+    let server = Server::start(&["HTTP/1.1 503 Service Unavailable", "HTTP/1.1 200 OK"]);
+    let (_dir, headers) = temp();
+    let out = output(curl(&fast(5), &headers, &server.url));
+    let stderr = stderr_text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(server.requests().len(), 2, "{stderr}");
+    assert!(stderr.contains("(exit code 22, HTTP 503 Service Unavailable); retrying in 10ms"), "{stderr}");
+}
+
+#[test]
+fn curl_retry_after_sets_the_wait() {
+    if !curl_installed() {
+        return;
+    }
+    // Retry-After counts whole seconds: the wait is read from the log, and
+    // the run cancelled, rather than slept through.
+    let server = Server::start(&["HTTP/1.1 429 Too Many Requests\r\nRetry-After: 1"]);
+    let (_dir, headers) = temp();
+    // The hint is honoured up to --max-hint, by default the schedule's
+    // largest delay: here 10ms.
+    let mut options = fast(5);
+    options.extend(["--log-format", "json", "--max-hint", "5s"].map(str::to_owned));
+    let mut stagger = curl(&options, &headers, &server.url).stderr(Stdio::piped()).spawn().expect("runs");
+    let mut stderr = BufReader::new(stagger.stderr.take().unwrap());
+    let mut line = String::new();
+    // curl's own message comes first.
+    while !line.starts_with('{') {
+        line.clear();
+        assert!(stderr.read_line(&mut line).expect("stderr") > 0, "no retry line");
+    }
+    kill_process(pid(&stagger), Signal::INT).expect("signal stagger");
+    let status = ended(stagger).status;
+    let retry: Value = serde_json::from_str(&line).expect("JSON");
+    assert_eq!(retry["event"], "retry_attempt", "{line}");
+    assert_eq!((retry["http_status"].clone(), retry["hint_ms"].clone()), (429.into(), 1000.into()), "{line}");
+    assert_eq!(retry["error_kind"], "throttled");
+    let delay = retry["delay_ms"].as_u64().unwrap();
+    assert!((1000..=1100).contains(&delay), "at least the hint, plus at most 10% jitter: {line}");
+    assert_eq!(status.code(), Some(130));
+    assert_eq!(server.requests().len(), 1);
+}
+
+#[test]
+fn curl_a_millisecond_hint_is_waited_for() {
+    if !curl_installed() {
+        return;
+    }
+    let server =
+        Server::start(&["HTTP/1.1 503 Service Unavailable\r\nx-amz-retry-after: 300", "HTTP/1.1 200 OK"]);
+    let (_dir, headers) = temp();
+    let mut options = fast(5);
+    options.extend(["--max-hint", "5s"].map(str::to_owned));
+    let out = output(curl(&options, &headers, &server.url));
+    let stderr = stderr_text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2, "{stderr}");
+    let gap = requests[1] - requests[0];
+    assert!(gap >= Duration::from_millis(300), "came back after {gap:?}, before the hint: {stderr}");
+}
+
+#[test]
+fn curl_a_hint_past_max_hint_stops() {
+    if !curl_installed() {
+        return;
+    }
+    let server = Server::start(&["HTTP/1.1 503 Service Unavailable\r\nRetry-After: 120"]);
+    let (_dir, headers) = temp();
+    let mut options = fast(5);
+    options.extend(["--max-hint", "30s"].map(str::to_owned));
+    let out = output(curl(&options, &headers, &server.url));
+    let stderr = stderr_text(&out);
+    assert_eq!(out.status.code(), Some(22), "{stderr}");
+    assert_eq!(server.requests().len(), 1, "{stderr}");
+    assert!(
+        stderr.contains("server asked for 2m); giving up: the server asked to wait 2m, longer than --max-hint allows (30s)"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn any_command_can_hand_over_its_response() {
+    // A script that speaks HTTP its own way: 404 stops, 503 is retried,
+    // and the file is emptied before each attempt (no stale 404 is read
+    // after an attempt that wrote nothing).
+    let (dir, headers) = temp();
+    let runs = dir.path().join("runs");
+    let script = "echo run >> \"$2\"; n=$(wc -l < \"$2\"); \
+                  if [ $n -eq 1 ]; then printf 'HTTP/1.1 503 Service Unavailable\\r\\n\\r\\n' > \"$1\"; fi; \
+                  if [ $n -eq 3 ]; then printf 'HTTP/2 404 \\r\\n\\r\\n' > \"$1\"; fi; exit 7";
+    let mut options = fast(5);
+    options.extend(["--http-headers".to_owned(), headers.display().to_string()]);
+    let (out, _) = run_sh(&options, script, &[&headers, &runs]);
+    let stderr = stderr_text(&out);
+    assert_eq!(out.status.code(), Some(7), "{stderr}");
+    assert_eq!(super::lines(&runs), 3, "{stderr}");
+    assert!(
+        stderr.contains("attempt 1/5 failed (exit code 7, HTTP 503 Service Unavailable); retrying"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("attempt 2/5 failed (exit code 7); retrying"), "no stale response: {stderr}");
+    assert!(
+        stderr.contains("attempt 3/5 failed (exit code 7, HTTP 404 Not Found); giving up: permanent error")
+    );
+}
+
+#[test]
+fn the_options_are_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: [(Vec<String>, &str); 3] = [
+        (vec!["--http-headers".into(), dir.path().display().to_string()], "is not a regular file"),
+        (vec!["--http-headers".into(), dir.path().join("no/h").display().to_string()], "no such directory"),
+        (vec!["--max-hint".into(), "1m".into()], "--http-headers"),
+    ];
+    for (options, needle) in cases {
+        let mut args = vec!["run".to_owned()];
+        args.extend(options);
+        args.extend(["--", "true"].map(str::to_owned));
+        let out = super::super::stagger(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        let stderr = stderr_text(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.starts_with("error: ") && stderr.contains(needle), "{args:?}: {stderr}");
+    }
+}

@@ -1,0 +1,344 @@
+//! The gRPC driver (`RetryPolicy::retry_grpc`) against a real tonic server on
+//! 127.0.0.1. Waits go to a `RecordingSleeper`, or to tokio's paused clock
+//! where the default timer or a cut attempt is the point: nothing sleeps.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use ::tonic::transport::Channel;
+use ::tonic::{Code, Status};
+use staggered::config::RetryConfig;
+use staggered::test_util::RecordingSleeper;
+use staggered::tonic::{ClassifyGrpc, ClassifyStatus};
+use staggered::{
+    Backoff, Budget, DefaultRules, ErrorKind, Failure, Hint, Notify, RetryError, RetryEvent, RetryPolicy,
+    RetryThrottle, Schedule, StopReason, Strategy, TimeoutFor,
+};
+use tonic_health::pb::health_check_response::ServingStatus;
+use tonic_health::pb::health_client::HealthClient;
+
+use super::grpc_server::{message, GrpcServer, Reply};
+
+const fn ms(n: u64) -> Duration {
+    Duration::from_millis(n)
+}
+
+/// 10 ms, 20 ms, 40 ms, ... with no jitter, `attempts` calls in all.
+fn backoff(attempts: u32) -> Backoff {
+    Backoff::builder(Strategy::Exponential)
+        .with_base(ms(10))
+        .with_max_delay(ms(100))
+        .with_max_attempts(attempts)
+        .build()
+        .unwrap()
+}
+
+/// What each retry's event said: the attempt, its failure, the status code.
+type Retries = Arc<Mutex<Vec<(u32, Failure, Code, Duration)>>>;
+
+/// `policy`, recording every retry.
+fn recording<S: Schedule>(
+    policy: RetryPolicy<S>,
+) -> (RetryPolicy<S, DefaultRules, impl Notify<Status>>, Retries) {
+    let retries = Retries::default();
+    let seen = Arc::clone(&retries);
+    let policy = policy.on_retry(move |event: &RetryEvent<'_, Status>| {
+        seen.lock().unwrap().push((event.attempt, event.failure, event.error.code(), event.delay));
+    });
+    (policy, retries)
+}
+
+/// The health check, retried on a recording sleeper, for any policy the
+/// driver takes: the serving status and the attempts made.
+trait Check {
+    async fn check(
+        &self,
+        client: &HealthClient<Channel>,
+        sleeper: &RecordingSleeper,
+    ) -> Result<(i32, u32), RetryError<Status>>;
+}
+
+impl<S, C, N, B, T> Check for RetryPolicy<S, C, N, B, T>
+where
+    S: Schedule,
+    C: ClassifyStatus,
+    N: Notify<Status>,
+    B: Budget,
+    T: TimeoutFor<Status>,
+{
+    async fn check(
+        &self,
+        client: &HealthClient<Channel>,
+        sleeper: &RecordingSleeper,
+    ) -> Result<(i32, u32), RetryError<Status>> {
+        let done = self
+            .retry_grpc(client, message(), |mut client, request| async move { client.check(request).await })
+            .run_with(sleeper, &sleeper.clock())
+            .await?;
+        Ok((done.value.into_inner().status, done.attempts))
+    }
+}
+
+#[tokio::test]
+async fn unavailable_twice_then_serving() {
+    let server = GrpcServer::start(|call| {
+        if call <= 2 {
+            Reply::Fail(Status::unavailable("restarting"))
+        } else {
+            Reply::Serving
+        }
+    })
+    .await;
+    let (policy, retries) = recording(RetryPolicy::new(backoff(5)));
+    let sleeper = RecordingSleeper::new();
+    let done = policy.check(&server.client().await, &sleeper).await.unwrap();
+    assert_eq!((done, server.calls()), ((ServingStatus::Serving as i32, 3), 3));
+    assert_eq!(sleeper.sleeps(), [ms(10), ms(20)]);
+    let retries = retries.lock().unwrap().clone();
+    assert_eq!(
+        retries,
+        [
+            (1, Failure::TRANSIENT, Code::Unavailable, ms(10)),
+            (2, Failure::TRANSIENT, Code::Unavailable, ms(20))
+        ]
+    );
+    // A6: each retry tells the server how many attempts came before it.
+    let previous = server.metadata("grpc-previous-rpc-attempts");
+    assert_eq!(previous, [None, Some("1".into()), Some("2".into())]);
+    // No deadline and no per-attempt timeout: no `grpc-timeout`.
+    assert_eq!(server.metadata("grpc-timeout"), [None, None, None]);
+}
+
+#[tokio::test]
+async fn resource_exhausted_waits_the_pushback_and_the_backoff_starts_over() {
+    // 10 ms, 20 ms, then a pushback of 1 s, then the backoff from its start: 10 ms.
+    let server = GrpcServer::start(|call| match call {
+        1 | 2 | 4 => Reply::Fail(Status::unavailable("down")),
+        3 => Reply::pushback(Status::resource_exhausted("slow down"), "1000"),
+        _ => Reply::Serving,
+    })
+    .await;
+    let (policy, retries) = recording(RetryPolicy::new(backoff(6)));
+    let sleeper = RecordingSleeper::new();
+    let (_, attempts) = policy.check(&server.client().await, &sleeper).await.unwrap();
+    assert_eq!((attempts, server.calls()), (5, 5));
+    assert_eq!(sleeper.sleeps(), [ms(10), ms(20), ms(1000), ms(10)]);
+    let throttled = retries.lock().unwrap()[2];
+    let pushback = Failure::THROTTLED.with_hint(Hint::After(ms(1000)));
+    assert_eq!(throttled, (3, pushback, Code::ResourceExhausted, ms(1000)));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_pushback_of_one_second_waits_it_on_tokios_clock() {
+    let server = GrpcServer::start(|call| {
+        if call == 1 {
+            Reply::pushback(Status::resource_exhausted("quota"), "1000")
+        } else {
+            Reply::Serving
+        }
+    })
+    .await;
+    let client = server.client().await;
+    let policy = RetryPolicy::new(backoff(3));
+    let start = tokio::time::Instant::now();
+    let done = policy
+        .retry_grpc(&client, message(), |mut client, request| async move { client.check(request).await })
+        .run()
+        .await
+        .unwrap();
+    assert!(start.elapsed() >= Duration::from_secs(1), "{:?}", start.elapsed());
+    assert_eq!((done.attempts, done.waited, server.calls()), (2, Duration::from_secs(1), 2));
+    assert_eq!(done.value.into_inner().status, ServingStatus::Serving as i32);
+}
+
+#[tokio::test]
+async fn a_pushback_of_minus_one_is_not_retried_and_counts_against_the_throttle() {
+    let server = GrpcServer::start(|_| Reply::pushback(Status::unavailable("go away"), "-1")).await;
+    let throttle = RetryThrottle::new();
+    let policy = RetryPolicy::new(backoff(5)).with_budget(throttle.clone());
+    let sleeper = RecordingSleeper::new();
+    let err = policy.check(&server.client().await, &sleeper).await.unwrap_err();
+    assert_eq!((err.reason(), err.attempts(), server.calls()), (StopReason::HintTooLong, 1, 1));
+    assert_eq!(err.error().map(Status::code), Some(Code::Unavailable));
+    assert!(sleeper.sleeps().is_empty());
+    assert_eq!(throttle.tokens(), 9.0, "grpc-go counts it as a failure for throttling");
+}
+
+#[tokio::test]
+async fn invalid_argument_is_not_retried() {
+    let server = GrpcServer::start(|_| Reply::Fail(Status::invalid_argument("no such service"))).await;
+    let policy = RetryPolicy::new(backoff(5));
+    let sleeper = RecordingSleeper::new();
+    let err = policy.check(&server.client().await, &sleeper).await.unwrap_err();
+    assert_eq!((err.reason(), err.attempts(), server.calls()), (StopReason::Permanent, 1, 1));
+    // `?` in a tonic handler answers with the server's own status.
+    let status = Status::from(err);
+    assert_eq!((status.code(), status.message()), (Code::InvalidArgument, "no such service"));
+}
+
+#[tokio::test]
+async fn a_shared_throttle_stops_retrying_while_the_server_keeps_failing() {
+    // gRPC's throttle (10 tokens, a retry only while more than 5 are left):
+    // every failure takes a token, the last attempt's too.
+    let server = GrpcServer::start(|_| Reply::Fail(Status::unavailable("down"))).await;
+    let client = server.client().await;
+    let throttle = RetryThrottle::new();
+    // Two policies, as two parts of a program would hold, on one throttle.
+    let first = Arc::new(RetryPolicy::new(backoff(3)).with_budget(throttle.clone()));
+    let second = Arc::new(RetryPolicy::new(backoff(3)).with_budget(throttle.clone()));
+    let mut outcomes = Vec::new();
+    for policy in [&first, &second, &first] {
+        // Spawned: the retry future is `Send`.
+        let (policy, client) = (Arc::clone(policy), client.clone());
+        let task =
+            tokio::spawn(async move {
+                let sleeper = RecordingSleeper::new();
+                policy
+                    .retry_grpc(&client, message(), |mut client, request| async move {
+                        client.check(request).await
+                    })
+                    .run_with(&sleeper, &sleeper.clock())
+                    .await
+            });
+        let err = task.await.unwrap().unwrap_err();
+        outcomes.push((err.reason(), err.attempts(), throttle.tokens()));
+    }
+    assert_eq!(
+        outcomes,
+        [
+            (StopReason::AttemptsExhausted, 3, 7.0),
+            (StopReason::BudgetExhausted, 2, 5.0),
+            (StopReason::BudgetExhausted, 1, 4.0)
+        ]
+    );
+    assert_eq!(server.calls(), 6);
+}
+
+#[tokio::test]
+async fn each_attempt_carries_its_time_limit_as_grpc_timeout() {
+    // A 5 s per-attempt timeout under a 5.5 s deadline: attempt 1 gets 5 s;
+    // after a 1 s pushback, attempt 2 gets the 4.5 s left.
+    let server = GrpcServer::start(|call| {
+        if call == 1 {
+            Reply::pushback(Status::unavailable("busy"), "1000")
+        } else {
+            Reply::Serving
+        }
+    })
+    .await;
+    let policy =
+        RetryPolicy::new(backoff(3)).with_attempt_timeout(Duration::from_secs(5)).with_deadline(ms(5500));
+    let sleeper = RecordingSleeper::new();
+    let (_, attempts) = policy.check(&server.client().await, &sleeper).await.unwrap();
+    assert_eq!(attempts, 2);
+    assert_eq!(server.metadata("grpc-timeout"), [Some("5000000u".into()), Some("4500000u".into())]);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_hanging_attempt_is_cut_at_its_timeout_and_retried() {
+    let server = GrpcServer::start(|call| if call == 1 { Reply::Hang } else { Reply::Serving }).await;
+    let client = server.client().await;
+    let (policy, retries) = recording(RetryPolicy::new(backoff(3)));
+    let policy = policy.with_attempt_timeout(Duration::from_secs(2));
+    let start = tokio::time::Instant::now();
+    let done = policy
+        .retry_grpc(&client, message(), |mut client, request| async move { client.check(request).await })
+        .run()
+        .await
+        .unwrap();
+    assert_eq!((done.attempts, server.calls()), (2, 2));
+    assert_eq!(start.elapsed(), Duration::from_secs(2) + ms(10));
+    let retries = retries.lock().unwrap().clone();
+    assert_eq!(retries, [(1, Failure::timeout(), Code::DeadlineExceeded, ms(10))]);
+    assert_eq!(server.metadata("grpc-timeout")[0].as_deref(), Some("2000000u"));
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_deadline_cuts_a_hanging_attempt_without_a_timeout() {
+    let server = GrpcServer::start(|_| Reply::Hang).await;
+    let client = server.client().await;
+    let policy = RetryPolicy::new(backoff(3)).with_deadline(Duration::from_secs(3));
+    // On tokio's timer, spawned: the future of `.call()` is `Send`.
+    let task = tokio::spawn(async move {
+        policy
+            .retry_grpc(&client, message(), |mut client, request| async move { client.check(request).await })
+            .call()
+            .await
+    });
+    let err = task.await.unwrap().unwrap_err();
+    assert_eq!((err.reason(), err.attempts(), server.calls()), (StopReason::Deadline, 1, 1));
+    let status = err.error().unwrap();
+    assert_eq!(status.code(), Code::DeadlineExceeded);
+    assert!(status.message().contains("3s"), "{status}");
+    assert_eq!(server.metadata("grpc-timeout"), [Some("3000000u".into())]);
+}
+
+#[tokio::test]
+async fn the_policys_classifier_sets_the_retryable_codes() {
+    let server =
+        GrpcServer::start(
+            |call| if call <= 2 { Reply::Fail(Status::aborted("conflict")) } else { Reply::Serving },
+        )
+        .await;
+    let client = server.client().await;
+    let sleeper = RecordingSleeper::new();
+    // By default ABORTED stops; A6's `retryableStatusCodes` with it retries it.
+    let err = RetryPolicy::new(backoff(3)).check(&client, &sleeper).await.unwrap_err();
+    assert_eq!((err.reason(), server.calls()), (StopReason::Permanent, 1));
+    let a6 = ClassifyGrpc::with_retryable_codes([Code::Unavailable, Code::Aborted]);
+    assert_eq!(a6.code_failure(Code::Aborted).kind, ErrorKind::Transient);
+    let (_, attempts) = RetryPolicy::new(backoff(3)).classify(a6).check(&client, &sleeper).await.unwrap();
+    assert_eq!((attempts, server.calls()), (2, 3));
+    assert_eq!(sleeper.sleeps(), [ms(10)]);
+}
+
+#[tokio::test]
+async fn a_configuration_files_policy_retries_by_grpcs_rules() {
+    let server = GrpcServer::start(|call| match call {
+        1 => Reply::Fail(Status::unavailable("down")),
+        2 => Reply::Fail(Status::not_found("no such service")),
+        _ => Reply::Serving,
+    })
+    .await;
+    let config = RetryConfig::from_toml_str(
+        "[schedule]\nstrategy = \"exponential\"\nbase = \"10ms\"\nmax_attempts = 5\n\
+         [limits]\nattempt_timeout = \"1.5s\"\n",
+    )
+    .unwrap();
+    let policy = config.async_policy().unwrap();
+    let sleeper = RecordingSleeper::new();
+    let err = policy.check(&server.client().await, &sleeper).await.unwrap_err();
+    assert_eq!((err.reason(), err.attempts(), server.calls()), (StopReason::Permanent, 2, 2));
+    assert_eq!(server.metadata("grpc-timeout"), [Some("1500000u".into()), Some("1500000u".into())]);
+}
+
+#[tokio::test]
+async fn the_grpc_driver_counts_its_operations_retries_and_give_ups() {
+    use staggered::metrics::{FIRST_TRY_SUCCESSES, GIVE_UPS, OPERATIONS, RETRIES, RETRY_DELAY};
+    // Calls 1-3: two UNAVAILABLE then serving; call 4: INVALID_ARGUMENT; call 5: serving.
+    let server = GrpcServer::start(|call| match call {
+        1 | 2 => Reply::Fail(Status::unavailable("restarting")),
+        4 => Reply::Fail(Status::invalid_argument("no such service")),
+        _ => Reply::Serving,
+    })
+    .await;
+    let client = server.client().await;
+    let policy = RetryPolicy::new(backoff(5)).with_operation_name("health");
+    let sleeper = RecordingSleeper::new();
+    let recorder = metrics_util::debugging::DebuggingRecorder::new();
+    let snapshotter = recorder.snapshotter();
+    {
+        // The test's runtime polls on this thread: the local recorder hears the driver.
+        let _guard = metrics::set_default_local_recorder(&recorder);
+        assert_eq!(policy.check(&client, &sleeper).await.unwrap().1, 3);
+        assert_eq!(policy.check(&client, &sleeper).await.unwrap_err().reason(), StopReason::Permanent);
+        assert_eq!(policy.check(&client, &sleeper).await.unwrap().1, 1);
+    }
+    let recorded = crate::retry::metrics::Recorded::from(snapshotter.snapshot());
+    let op = ("staggered.operation", "health");
+    assert_eq!(recorded.counter(OPERATIONS, &[op]), 3);
+    assert_eq!(recorded.counter(FIRST_TRY_SUCCESSES, &[op]), 1);
+    assert_eq!(recorded.counter(RETRIES, &[op, ("error.type", "transient")]), 2);
+    assert_eq!(recorded.counter(GIVE_UPS, &[op, ("staggered.stop_reason", "permanent")]), 1);
+    assert_eq!(recorded.histogram(RETRY_DELAY, &[op, ("error.type", "transient")]), [0.01, 0.02]);
+}
