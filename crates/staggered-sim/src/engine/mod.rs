@@ -107,7 +107,7 @@ impl<E> Engine<E> {
     /// The bits of `at`, checked to be at or after now.
     #[inline(always)]
     fn key(&self, at: f64) -> u64 {
-        if !(at >= self.now()) {
+        if at.is_nan() || at < self.now() {
             before_now(at, self.now());
         }
         // `+ 0.0` turns -0.0 (which passes the check at time 0) into 0.0; every
@@ -128,7 +128,7 @@ impl<E> Engine<E> {
         } else {
             self.heap.push(key, event);
             if self.heap.len() > TO_RADIX {
-                self.to_radix();
+                self.move_to_radix();
             }
         }
     }
@@ -202,14 +202,14 @@ impl<E> Engine<E> {
         let (key, event) = self.radix.pop()?;
         self.now = key;
         if self.radix.len() < TO_HEAP {
-            self.to_heap();
+            self.move_to_heap();
         }
         Some(event)
     }
 
     /// Moves every pending event from the heap to the radix queue, in order.
     #[cold]
-    fn to_radix(&mut self) {
+    fn move_to_radix(&mut self) {
         let mut pending = Vec::with_capacity(self.heap.len());
         while let Some(entry) = self.heap.pop() {
             pending.push(entry);
@@ -230,7 +230,7 @@ impl<E> Engine<E> {
 
     /// Moves every pending event from the radix queue to the heap, in order.
     #[cold]
-    fn to_heap(&mut self) {
+    fn move_to_heap(&mut self) {
         self.heap.clear();
         while let Some((key, event)) = self.radix.pop() {
             self.heap.push(key, event);
