@@ -334,8 +334,29 @@ impl<D: Iterator<Item = Duration>, B: Budget> Decision<D, B> {
     /// makes of the hint: by default at least the hint plus a small jitter)
     /// would end at or after the deadline; the budget refuses. Only then
     /// `Retry`, and the attempt number advances.
+    #[inline]
     pub fn on_failure(&mut self, failure: &Failure, elapsed: Duration) -> Action {
-        match self.decide(failure, elapsed) {
+        let steering = self.steering;
+        self.on_failure_by(failure, elapsed, move |delays, failure| steering.next_delay(delays, failure))
+    }
+
+    /// The steering the decision was made with, for a driver that passes
+    /// it to [`on_failure_by`](Decision::on_failure_by).
+    #[cfg(feature = "std")]
+    pub(crate) const fn steering(&self) -> Steering<D> {
+        self.steering
+    }
+
+    /// [`on_failure`](Decision::on_failure), taking the scheduled delay
+    /// with `next`: the steering's function, which a driver that knows the
+    /// schedule passes as the schedule's own `next_delay`, so that it is a
+    /// direct call, inlined, instead of a call through a pointer.
+    #[inline(always)]
+    pub(crate) fn on_failure_by<N>(&mut self, failure: &Failure, elapsed: Duration, next: N) -> Action
+    where
+        N: FnOnce(&mut D, &Failure) -> Option<Duration>,
+    {
+        match self.decide(failure, elapsed, next) {
             Ok(wait) => {
                 self.attempt = self.attempt.saturating_add(1);
                 self.last_failure = Some(*failure);
@@ -345,7 +366,11 @@ impl<D: Iterator<Item = Duration>, B: Budget> Decision<D, B> {
         }
     }
 
-    fn decide(&mut self, failure: &Failure, elapsed: Duration) -> Result<Duration, StopReason> {
+    #[inline(always)]
+    fn decide<N>(&mut self, failure: &Failure, elapsed: Duration, next: N) -> Result<Duration, StopReason>
+    where
+        N: FnOnce(&mut D, &Failure) -> Option<Duration>,
+    {
         self.last_wait = None;
         if self.cancelled {
             return Err(StopReason::Cancelled);
@@ -357,8 +382,7 @@ impl<D: Iterator<Item = Duration>, B: Budget> Decision<D, B> {
         if matches!(self.limits.max_attempts, Some(max) if self.attempt >= max) {
             return Err(StopReason::AttemptsExhausted);
         }
-        let scheduled =
-            self.steering.next_delay(&mut self.delays, failure).ok_or(StopReason::AttemptsExhausted)?;
+        let scheduled = next(&mut self.delays, failure).ok_or(StopReason::AttemptsExhausted)?;
         let hint_policy = self.limits.hint_policy;
         let wait = match failure.hint {
             None => scheduled,

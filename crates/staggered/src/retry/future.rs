@@ -81,7 +81,14 @@ macro_rules! retry_body {
                     }
                 },
             };
-            match parts.step(&mut decision, &error, error_type, failure, stopwatch.elapsed($clock)) {
+            match parts.step(
+                &mut decision,
+                &error,
+                error_type,
+                failure,
+                stopwatch.elapsed($clock),
+                parts.next_delay(),
+            ) {
                 Ok(delay) => {
                     // Even a zero wait goes to the sleeper: on a runtime it yields.
                     $sleeper.sleep(delay).await;

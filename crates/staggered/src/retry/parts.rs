@@ -44,9 +44,22 @@ impl<'a, S, C, N, B, T> Parts<'a, S, C, N, B, T> {
         Decision::for_schedule(self.schedule, *self.limits, self.budget)
     }
 
+    /// The schedule's own way to take the next delay, for [`step`](Parts::step)
+    /// on a decision of its delays: a function known at compile time.
+    #[inline(always)]
+    pub(crate) fn next_delay(&self) -> impl Fn(&mut S::Delays, &Failure) -> Option<Duration>
+    where
+        S: Schedule,
+    {
+        |delays: &mut S::Delays, failure: &Failure| S::next_delay(delays, failure)
+    }
+
     /// One failed attempt, for every driver: decide, then tell the hooks and
     /// the tracing integration. `Ok` is the wait before the next attempt.
-    /// `error_type` names the error's type for `tracing`.
+    /// `error_type` names the error's type for `tracing`. `next` takes the
+    /// scheduled delay: `S::next_delay` for a decision of the schedule's own
+    /// delays (a direct call), else the decision's steering.
+    #[inline(always)]
     pub(crate) fn step<E, D, DB>(
         &self,
         decision: &mut Decision<D, DB>,
@@ -54,6 +67,7 @@ impl<'a, S, C, N, B, T> Parts<'a, S, C, N, B, T> {
         error_type: &'static str,
         failure: Failure,
         elapsed: Duration,
+        next: impl FnOnce(&mut D, &Failure) -> Option<Duration>,
     ) -> Result<Duration, StopReason>
     where
         N: Notify<E>,
@@ -63,7 +77,7 @@ impl<'a, S, C, N, B, T> Parts<'a, S, C, N, B, T> {
     {
         let attempt = decision.attempt();
         let max_attempts = self.limits.max_attempts;
-        match decision.on_failure(&failure, elapsed) {
+        match decision.on_failure_by(&failure, elapsed, next) {
             Action::Retry(delay) => {
                 let budget = decision.budget().metrics();
                 let event = RetryEvent { attempt, max_attempts, delay, error, failure, elapsed, budget };

@@ -28,7 +28,7 @@ impl<D: Iterator<Item = Duration>> Steering<D> {
 
 impl<D: Iterator<Item = Duration>> Steering<D> {
     /// The wait after `failure`, taken from `delays`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn next_delay(&self, delays: &mut D, failure: &Failure) -> Option<Duration> {
         match self.next {
             None => delays.next(),

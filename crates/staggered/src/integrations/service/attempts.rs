@@ -116,7 +116,9 @@ where
         let limits = self.limits;
         let decision = self.decision.get_or_insert_with(|| decision(limits));
         let parts = policy.parts_with(&self.limits);
-        let delay = parts.step(decision, error, error_type, failure, clock.since(start))?;
+        let steering = decision.steering();
+        let next = move |delays: &mut D, failure: &Failure| steering.next_delay(delays, failure);
+        let delay = parts.step(decision, error, error_type, failure, clock.since(start), next)?;
         self.attempt = decision.attempt();
         self.waited = self.waited.saturating_add(delay);
         Ok(delay)
