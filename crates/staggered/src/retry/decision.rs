@@ -342,7 +342,7 @@ impl<D: Iterator<Item = Duration>, B: Budget> Decision<D, B> {
 
     /// The steering the decision was made with, for a driver that passes
     /// it to [`on_failure_by`](Decision::on_failure_by).
-    #[cfg(feature = "std")]
+    #[cfg(any(feature = "tower", feature = "reqwest", feature = "tonic"))]
     pub(crate) const fn steering(&self) -> Steering<D> {
         self.steering
     }
