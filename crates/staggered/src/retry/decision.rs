@@ -14,7 +14,7 @@ use crate::budget::{Budget, NoBudget};
 use crate::classify::{ErrorKind, Failure, Hint};
 use crate::math::{from_nanos, to_nanos};
 use crate::retry::hint_policy::HintPolicy;
-use crate::retry::steering::Steering;
+use crate::retry::steering::{Steer, Steering};
 use crate::rng::{FastRng, Rng};
 use crate::Schedule;
 
@@ -337,7 +337,7 @@ impl<D: Iterator<Item = Duration>, B: Budget> Decision<D, B> {
     #[inline]
     pub fn on_failure(&mut self, failure: &Failure, elapsed: Duration) -> Action {
         let steering = self.steering;
-        self.on_failure_by(failure, elapsed, move |delays, failure| steering.next_delay(delays, failure))
+        self.on_failure_by(failure, elapsed, &steering)
     }
 
     /// The steering the decision was made with, for a driver that passes
@@ -348,14 +348,16 @@ impl<D: Iterator<Item = Duration>, B: Budget> Decision<D, B> {
     }
 
     /// [`on_failure`](Decision::on_failure), taking the scheduled delay
-    /// with `next`: the steering's function, which a driver that knows the
-    /// schedule passes as the schedule's own `next_delay`, so that it is a
-    /// direct call, inlined, instead of a call through a pointer.
+    /// with `next`: the decision's own steering, or, from a driver that
+    /// knows the schedule, the schedule's own function ([`Static`](crate::retry::steering::Static)):
+    /// a direct call, inlined, instead of a call through a pointer.
     #[inline(always)]
-    pub(crate) fn on_failure_by<N>(&mut self, failure: &Failure, elapsed: Duration, next: N) -> Action
-    where
-        N: FnOnce(&mut D, &Failure) -> Option<Duration>,
-    {
+    pub(crate) fn on_failure_by(
+        &mut self,
+        failure: &Failure,
+        elapsed: Duration,
+        next: &impl Steer<D>,
+    ) -> Action {
         match self.decide(failure, elapsed, next) {
             Ok(wait) => {
                 self.attempt = self.attempt.saturating_add(1);
@@ -367,10 +369,12 @@ impl<D: Iterator<Item = Duration>, B: Budget> Decision<D, B> {
     }
 
     #[inline(always)]
-    fn decide<N>(&mut self, failure: &Failure, elapsed: Duration, next: N) -> Result<Duration, StopReason>
-    where
-        N: FnOnce(&mut D, &Failure) -> Option<Duration>,
-    {
+    fn decide(
+        &mut self,
+        failure: &Failure,
+        elapsed: Duration,
+        next: &impl Steer<D>,
+    ) -> Result<Duration, StopReason> {
         self.last_wait = None;
         if self.cancelled {
             return Err(StopReason::Cancelled);
@@ -382,7 +386,7 @@ impl<D: Iterator<Item = Duration>, B: Budget> Decision<D, B> {
         if matches!(self.limits.max_attempts, Some(max) if self.attempt >= max) {
             return Err(StopReason::AttemptsExhausted);
         }
-        let scheduled = next(&mut self.delays, failure).ok_or(StopReason::AttemptsExhausted)?;
+        let scheduled = next.take(&mut self.delays, failure).ok_or(StopReason::AttemptsExhausted)?;
         let hint_policy = self.limits.hint_policy;
         let wait = match failure.hint {
             None => scheduled,

@@ -7,6 +7,7 @@ use core::time::Duration;
 use crate::budget::Budget;
 use crate::classify::{Classifier, Failure};
 use crate::retry::event::{GiveUpEvent, Notify, RetryEvent};
+use crate::retry::steering::{Static, Steer, Steering};
 use crate::retry::trace::TraceLevels;
 use crate::sleep::Clock;
 use crate::{Action, Decision, Limits, Schedule, StopReason, TimedOut};
@@ -41,24 +42,22 @@ impl<'a, S, C, N, B, T> Parts<'a, S, C, N, B, T> {
         S: Schedule,
         B: Budget,
     {
-        Decision::for_schedule(self.schedule, *self.limits, self.budget)
+        // The delays before the limits: each is then copied once, into place.
+        Decision::steered(self.schedule.delays(), *self.limits, self.budget, Steering::of::<S>())
     }
 
-    /// The schedule's own way to take the next delay, for [`step`](Parts::step)
-    /// on a decision of its delays: a function known at compile time.
+    /// The schedule's own steering, for [`step`](Parts::step) on a decision
+    /// of its delays: a function known at compile time.
     #[inline(always)]
-    pub(crate) fn next_delay(&self) -> impl Fn(&mut S::Delays, &Failure) -> Option<Duration>
-    where
-        S: Schedule,
-    {
-        |delays: &mut S::Delays, failure: &Failure| S::next_delay(delays, failure)
+    pub(crate) fn next_delay(&self) -> Static<S> {
+        Static::of()
     }
 
     /// One failed attempt, for every driver: decide, then tell the hooks and
     /// the tracing integration. `Ok` is the wait before the next attempt.
     /// `error_type` names the error's type for `tracing`. `next` takes the
-    /// scheduled delay: `S::next_delay` for a decision of the schedule's own
-    /// delays (a direct call), else the decision's steering.
+    /// scheduled delay: [`next_delay`](Parts::next_delay) for a decision of
+    /// the schedule's own delays (a direct call), else the decision's steering.
     #[inline(always)]
     pub(crate) fn step<E, D, DB>(
         &self,
@@ -67,7 +66,7 @@ impl<'a, S, C, N, B, T> Parts<'a, S, C, N, B, T> {
         error_type: &'static str,
         failure: Failure,
         elapsed: Duration,
-        next: impl FnOnce(&mut D, &Failure) -> Option<Duration>,
+        next: impl Steer<D>,
     ) -> Result<Duration, StopReason>
     where
         N: Notify<E>,
@@ -77,7 +76,7 @@ impl<'a, S, C, N, B, T> Parts<'a, S, C, N, B, T> {
     {
         let attempt = decision.attempt();
         let max_attempts = self.limits.max_attempts;
-        match decision.on_failure_by(&failure, elapsed, next) {
+        match decision.on_failure_by(&failure, elapsed, &next) {
             Action::Retry(delay) => {
                 let budget = decision.budget().metrics();
                 let event = RetryEvent { attempt, max_attempts, delay, error, failure, elapsed, budget };

@@ -117,8 +117,7 @@ where
         let decision = self.decision.get_or_insert_with(|| decision(limits));
         let parts = policy.parts_with(&self.limits);
         let steering = decision.steering();
-        let next = move |delays: &mut D, failure: &Failure| steering.next_delay(delays, failure);
-        let delay = parts.step(decision, error, error_type, failure, clock.since(start), next)?;
+        let delay = parts.step(decision, error, error_type, failure, clock.since(start), steering)?;
         self.attempt = decision.attempt();
         self.waited = self.waited.saturating_add(delay);
         Ok(delay)
