@@ -6,6 +6,7 @@
 #   crates/bench/callgrind.sh backon                   # some rows (and their staggered equivalents)
 #   crates/bench/callgrind.sh --bench retry_loop       # retry_loop: all rows, Ir per call
 #   crates/bench/callgrind.sh --bench retry_loop async-ok-staggered
+#   FEATURES=staggered/metrics crates/bench/callgrind.sh --bench retry_loop   # with a staggered feature on
 #
 # Each row runs twice under callgrind, SMALL and LARGE times (sequences of 10
 # delays for schedules, calls for retry_loop), counting only inside
@@ -38,7 +39,8 @@ mkdir -p "$OUT"
 
 command -v valgrind >/dev/null || { echo "callgrind.sh: valgrind is not installed" >&2; exit 2; }
 
-exe=$(cd "$root" && cargo bench -p bench --bench "$bench" --no-run --message-format=json 2>/dev/null \
+# FEATURES=staggered/metrics measures staggered with that feature on.
+exe=$(cd "$root" && cargo bench -p bench --bench "$bench" ${FEATURES:+--features "$FEATURES"} --no-run --message-format=json 2>/dev/null \
     | grep -o '"executable":"[^"]*"' | cut -d'"' -f4 | grep "/$bench-" | tail -n 1)
 [ -x "$exe" ] || { echo "callgrind.sh: could not build the $bench bench" >&2; exit 1; }
 

@@ -260,12 +260,16 @@
 //!   retry design (A6): `tonic::ClassifyGrpc`'s status codes,
 //!   `grpc-retry-pushback-ms`, and each attempt's time limit as its
 //!   `grpc-timeout` (implies `tokio`; tonic without transport or TLS).
+//! - `metrics`: the `metrics` module: counters of
+//!   operations, first-try successes, retries and give-ups, a histogram of
+//!   retry delays and budget gauges, through the `metrics` facade, for the
+//!   policies built `with_metrics()` or `with_operation_name(..)`.
 //! - `serde`: `config::RetryConfig`, a whole retry configuration from TOML
 //!   or JSON with human durations and errors that name the field.
 //!
 //! Runnable programs are in `examples/`: `blocking`, `tokio`,
 //! `spawned_state`, `shared_budget`, `toml_config`, `tower_stack`,
-//! `reqwest_retry_after`, `tonic_retry` and `tracing_events` (`cargo run -p
+//! `reqwest_retry_after`, `tonic_retry`, `tracing_events` and `metrics` (`cargo run -p
 //! staggered --example NAME --all-features`).
 //!
 //! # The guide
@@ -295,6 +299,8 @@ mod integrations;
 #[cfg(feature = "std")]
 pub mod limiter;
 mod math;
+#[cfg(feature = "metrics")]
+pub mod metrics;
 mod retry;
 mod rng;
 mod schedule;
@@ -379,4 +385,8 @@ mod guide {
     #[cfg(feature = "tonic")]
     #[doc = include_str!("../../../docs/grpc.md")]
     pub struct Grpc;
+    /// "Metrics".
+    #[cfg(feature = "metrics")]
+    #[doc = include_str!("../../../docs/metrics.md")]
+    pub struct Metrics;
 }

@@ -2,8 +2,9 @@
 //! per retry and one on giving up, as text for a person or as one JSON
 //! object per line (`event: "retry_attempt"`, `attempt`, `max_attempts`,
 //! `delay_ms`, `error_type`, `error_message`, `timestamp`, the fields of the
-//! library's `tracing` events). The formatters are pure: the caller passes
-//! the time.
+//! library's `tracing` events); in JSON a last line sums the run up
+//! ([`super::summary`]). The formatters are pure: the caller passes the
+//! time.
 
 use std::time::{Duration, SystemTime};
 
@@ -234,18 +235,18 @@ fn attempt_of(attempt: u32, max_attempts: Option<u32>) -> String {
 }
 
 /// Whole milliseconds, as the library's `tracing` events count them.
-fn millis(d: Duration) -> u64 {
+pub(super) fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
 /// RFC 3339 in UTC with milliseconds, as JavaScript's `toISOString()`
 /// writes it: `2024-05-01T12:00:00.123Z`.
-fn timestamp(time: SystemTime) -> String {
+pub(super) fn timestamp(time: SystemTime) -> String {
     humantime::format_rfc3339_millis(time).to_string()
 }
 
 /// One line of JSON. Serializing these plain structs cannot fail.
-fn json(value: &impl Serialize) -> String {
+pub(super) fn json(value: &impl Serialize) -> String {
     serde_json::to_string(value).expect("log records serialize")
 }
 

@@ -24,10 +24,11 @@ mod outcome;
 mod signals;
 mod spawn;
 mod stdin;
+mod summary;
 
 use std::io::{self, Write};
 use std::sync::mpsc;
-use std::time::{Instant, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::Context;
 use staggered::{Action, Decision, Failure, StopReason};
@@ -40,6 +41,7 @@ use http::Response;
 use log::{GiveUpRecord, LogFormat, Refused, RetryRecord};
 use outcome::{Outcome, TimeLimit};
 use stdin::{Replay, StdinMode, REPLAY_LIMIT};
+use summary::SummaryRecord;
 
 use crate::exit::{Exit, UsageError};
 
@@ -83,6 +85,19 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
     };
     let max_attempts = config.limits.max_attempts;
     let start = Instant::now();
+    let mut waited = Duration::ZERO;
+    // The summary line, for every way the run ends once attempts were made.
+    let summary = |attempts, waited, reason, exit_code| {
+        log.summary(&SummaryRecord {
+            attempts,
+            max_attempts,
+            waited,
+            reason,
+            exit_code,
+            elapsed: start.elapsed(),
+            timestamp: SystemTime::now(),
+        });
+    };
     loop {
         let attempt = decision.attempt();
         if let Some(dump) = &config.http {
@@ -107,6 +122,7 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
         };
         let Some(by_status) = outcome.failure(&config.classification) else {
             decision.on_success();
+            summary(attempt, waited, None, 0);
             return Ok(Exit::Success);
         };
         let response = match (&config.http, outcome) {
@@ -129,8 +145,11 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
                     timestamp: SystemTime::now(),
                 });
                 let countdown = Countdown::start(show_countdown, decision.attempt(), max_attempts, delay);
+                let slept_from = Instant::now();
                 let signal = child::sleep(delay, &events);
                 drop(countdown);
+                // A signal ends the wait early: count what was waited.
+                waited += if signal.is_some() { slept_from.elapsed().min(delay) } else { delay };
                 if let Some(signal) = signal {
                     // No attempt runs: the signal ends the run, with its status.
                     decision.cancel();
@@ -148,6 +167,7 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
                         elapsed: start.elapsed(),
                         timestamp: SystemTime::now(),
                     });
+                    summary(attempt, waited, Some(StopReason::Cancelled), exit_code);
                     return Ok(Exit::Command(exit_code));
                 }
             }
@@ -170,10 +190,12 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
                     elapsed,
                     timestamp: SystemTime::now(),
                 });
-                return Ok(match outcome {
+                let exit = match outcome {
                     Outcome::TerminalStop(_) => Exit::CannotExecute,
                     _ => Exit::Command(exit_code),
-                });
+                };
+                summary(attempt, waited, Some(reason), exit.code());
+                return Ok(exit);
             }
         }
     }
@@ -226,6 +248,13 @@ impl Log {
     fn give_up(self, record: &GiveUpRecord<'_>) {
         if !self.quiet {
             line(&log::give_up_line(self.format, record));
+        }
+    }
+
+    /// Sums the run up, in the formats that do.
+    fn summary(self, record: &SummaryRecord) {
+        if let Some(text) = summary::summary_line(self.format, record).filter(|_| !self.quiet) {
+            line(&text);
         }
     }
 }

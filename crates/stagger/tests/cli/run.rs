@@ -243,7 +243,7 @@ fn json_logs_carry_seed_004_fields() {
         .lines()
         .map(|line| serde_json::from_str(line).expect("one JSON object per line"))
         .collect();
-    assert_eq!(records.len(), 3, "two retries and a give-up");
+    assert_eq!(records.len(), 4, "two retries, a give-up and the summary");
     for (i, retry) in records[..2].iter().enumerate() {
         assert_eq!(retry["event"], "retry_attempt");
         assert_eq!(retry["attempt"], i + 1);
@@ -259,6 +259,55 @@ fn json_logs_carry_seed_004_fields() {
     assert_eq!(give_up["attempt"], 3);
     assert_eq!(give_up["reason"], "attempts_exhausted");
     assert_eq!(give_up["exit_code"], 3);
+    let summary = &records[3];
+    assert_eq!(summary["event"], "summary");
+    assert_eq!(summary["outcome"], "give_up");
+    assert_eq!(
+        (&summary["attempts"], &summary["retries"], &summary["max_attempts"]),
+        (&3.into(), &2.into(), &3.into())
+    );
+    assert_eq!(summary["waited_ms"], 20, "two waits of 10ms");
+    assert_eq!(summary["reason"], "attempts_exhausted");
+    assert_eq!(summary["first_try_success"], false);
+    assert_eq!(summary["exit_code"], 3);
+    assert!(summary["elapsed_ms"].as_u64().unwrap() >= 20);
+}
+
+#[test]
+fn the_json_summary_counts_a_success_after_retries_and_a_first_try_success() {
+    let (_dir, runs) = temp();
+    let mut options = fast(5);
+    options.extend(["--log-format", "json"].map(str::to_owned));
+    // Fails until its third run.
+    let script = "echo run >> \"$1\"; [ $(wc -l < \"$1\") -ge 3 ]";
+    let (out, _) = run_sh(&options, script, &[&runs]);
+    let stderr = stderr_text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let last: Value = serde_json::from_str(stderr.lines().last().expect("lines")).expect("JSON");
+    assert_eq!(last["event"], "summary", "{stderr}");
+    assert_eq!(
+        (&last["outcome"], &last["attempts"], &last["retries"]),
+        (&"success".into(), &3.into(), &2.into())
+    );
+    assert_eq!(
+        (&last["waited_ms"], &last["reason"], &last["exit_code"]),
+        (&20.into(), &Value::Null, &0.into())
+    );
+    assert_eq!(last["first_try_success"], false);
+
+    let (out, _) = run_sh(&options, "exit 0", &[]);
+    let lines: Vec<Value> =
+        stderr_text(&out).lines().map(|l| serde_json::from_str(l).expect("JSON")).collect();
+    assert_eq!(lines.len(), 1, "nothing to log but the summary");
+    assert_eq!((&lines[0]["attempts"], &lines[0]["first_try_success"]), (&1.into(), &true.into()));
+    assert_eq!(lines[0]["waited_ms"], 0);
+
+    // The human format and --quiet write no summary.
+    let (out, _) = run_sh(&fast(2), "exit 0", &[]);
+    assert_eq!(stderr_text(&out), "");
+    options.push("--quiet".to_owned());
+    let (out, _) = run_sh(&options, "exit 1", &[]);
+    assert_eq!(stderr_text(&out), "");
 }
 
 #[test]

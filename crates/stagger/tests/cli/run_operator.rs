@@ -118,7 +118,11 @@ fn giving_up_for_the_deadline_says_the_wait_and_the_time_left() {
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert_eq!(lines(&runs), 1);
     assert!(elapsed < Duration::from_secs(2), "no wait: {elapsed:?}");
-    let give_up: serde_json::Value = serde_json::from_str(stderr.trim()).expect("one JSON line");
+    let mut lines = stderr.lines().map(|line| serde_json::from_str::<serde_json::Value>(line).expect("JSON"));
+    let (give_up, summary) = (lines.next().expect("a give-up"), lines.next().expect("a summary"));
+    assert_eq!((summary["event"].as_str(), summary["reason"].as_str()), (Some("summary"), Some("deadline")));
+    assert_eq!((summary["attempts"].as_u64(), summary["waited_ms"].as_u64()), (Some(1), Some(0)));
+    assert!(lines.next().is_none(), "{stderr}");
     assert_eq!(give_up["reason"], "deadline");
     assert_eq!(give_up["refused_delay_ms"], 5000);
     let left = give_up["time_left_ms"].as_u64().unwrap();

@@ -308,7 +308,7 @@ where
             };
             let (failed, failure) = match outcome {
                 Judged::Success(result) => {
-                    attempts.on_success(&policy.budget);
+                    attempts.on_success(policy);
                     return result
                         .map(|response| report(response, attempts.attempt(), attempts.waited(), None));
                 }

@@ -101,6 +101,7 @@ impl<S: Schedule, C, N, B: Budget, T> Parts<'_, S, C, N, B, T> {
         match op(1) {
             Ok(value) => {
                 self.budget.deposit(1, None);
+                self.instruments.first_try_success();
                 Ok(Retried { value, attempts: 1, waited: Duration::ZERO })
             }
             Err(error) => self.retry_blocking(op, error, start, sleeper, clock),
@@ -151,7 +152,7 @@ impl<S: Schedule, C, N, B: Budget, T> Parts<'_, S, C, N, B, T> {
             }
             match op(decision.attempt()) {
                 Ok(value) => {
-                    decision.on_success();
+                    self.succeeded(&mut decision);
                     return Ok(Retried { value, attempts: decision.attempt(), waited });
                 }
                 Err(next) => error = next,

@@ -53,6 +53,7 @@ macro_rules! retry_body {
         let mut failed = match first {
             Ok(value) => {
                 policy.budget.deposit(1, None);
+                policy.instruments.first_try_success();
                 let $done = $crate::Retried { value, attempts: 1, waited: core::time::Duration::ZERO };
                 return Ok($map);
             }
@@ -114,7 +115,7 @@ macro_rules! retry_body {
             };
             match outcome {
                 Ok(value) => {
-                    decision.on_success();
+                    parts.succeeded(&mut decision);
                     let $done = $crate::Retried { value, attempts: attempt, waited };
                     return Ok($map);
                 }

@@ -7,13 +7,14 @@ use core::time::Duration;
 use crate::budget::Budget;
 use crate::classify::{Classifier, Failure};
 use crate::retry::event::{GiveUpEvent, Notify, RetryEvent};
+use crate::retry::instruments::Instruments;
 use crate::retry::steering::{Static, Steer, Steering};
 use crate::retry::trace::TraceLevels;
 use crate::sleep::Clock;
 use crate::{Action, Decision, Limits, Schedule, StopReason, TimedOut};
 
 /// What the drivers read of a policy for one operation: its parts by
-/// reference, the limits in force and the tracing levels. A
+/// reference, the limits in force, the tracing levels and the metric keys. A
 /// [`Retrying`](crate::Retrying) call swaps in its own classifier and adds
 /// its own hooks; everything else is the policy's.
 pub(crate) struct Parts<'a, S, C, N, B, T> {
@@ -24,6 +25,7 @@ pub(crate) struct Parts<'a, S, C, N, B, T> {
     pub(crate) timeout: &'a T,
     pub(crate) limits: &'a Limits,
     pub(crate) trace: TraceLevels,
+    pub(crate) instruments: &'a Instruments,
 }
 
 impl<S, C, N, B, T> Clone for Parts<'_, S, C, N, B, T> {
@@ -53,8 +55,8 @@ impl<'a, S, C, N, B, T> Parts<'a, S, C, N, B, T> {
         Static::of()
     }
 
-    /// One failed attempt, for every driver: decide, then tell the hooks and
-    /// the tracing integration. `Ok` is the wait before the next attempt.
+    /// One failed attempt, for every driver: decide, then tell the hooks,
+    /// the tracing integration and the metrics. `Ok` is the wait before the next attempt.
     /// `error_type` names the error's type for `tracing`. `next` takes the
     /// scheduled delay: [`next_delay`](Parts::next_delay) for a decision of
     /// the schedule's own delays (a direct call), else the decision's steering.
@@ -82,6 +84,7 @@ impl<'a, S, C, N, B, T> Parts<'a, S, C, N, B, T> {
                 let event = RetryEvent { attempt, max_attempts, delay, error, failure, elapsed, budget };
                 self.notify.on_retry(&event);
                 crate::retry::trace::retry(&event, error_type);
+                self.instruments.retry(&event);
                 Ok(delay)
             }
             Action::Stop(reason) => {
@@ -97,6 +100,7 @@ impl<'a, S, C, N, B, T> Parts<'a, S, C, N, B, T> {
                 };
                 self.notify.on_give_up(&event);
                 crate::retry::trace::give_up(&event, error_type, self.trace);
+                self.instruments.give_up(&event);
                 Err(reason)
             }
         }
@@ -132,7 +136,16 @@ impl<'a, S, C, N, B, T> Parts<'a, S, C, N, B, T> {
         };
         self.notify.on_give_up(&event);
         crate::retry::trace::give_up(&event, error_type, self.trace);
+        self.instruments.give_up(&event);
         reason
+    }
+
+    /// A later attempt succeeded: the budget may refund, and the metrics
+    /// count the operation. Every driver ends a retried success here.
+    #[inline]
+    pub(crate) fn succeeded<D: Iterator<Item = Duration>, DB: Budget>(&self, decision: &mut Decision<D, DB>) {
+        decision.on_success();
+        self.instruments.success_after_retry(decision.budget());
     }
 
     /// The clock for the retries, once attempt 1 has failed (see [`Stopwatch`]).

@@ -10,6 +10,7 @@ use crate::budget::{Budget, NoBudget};
 use crate::classify::{DefaultRules, RetryIf};
 use crate::error::{ConfigError, Field, Rule};
 use crate::retry::event::{GiveUpEvent, Hooks, NoNotify, OnGiveUp, OnRetry, RetryEvent};
+use crate::retry::instruments::Instruments;
 use crate::retry::parts::Parts;
 use crate::retry::timeout::{AttemptTimeout, NoTimeout};
 use crate::retry::trace::TraceLevels;
@@ -64,6 +65,7 @@ pub const SERVICE_MAX_HINT: Duration = Duration::from_secs(60);
 /// | `max_hint` | see the table below | [`with_max_hint`](RetryPolicy::with_max_hint) |
 /// | hint jitter, hint policy | 0.1, [`HintPolicy::AtLeast`](crate::HintPolicy) | [`with_hint_jitter`](RetryPolicy::with_hint_jitter), [`with_hint_policy`](RetryPolicy::with_hint_policy) |
 /// | `tracing` level of a give-up | `WARN` (`DEBUG` for a permanent failure on attempt 1) | `with_give_up_level` (feature `tracing`) |
+/// | `metrics` | none recorded | `with_metrics`, `with_operation_name` (feature `metrics`) |
 ///
 /// `max_hint`, the longest server hint (`Retry-After` and friends) to
 /// honour, unless set:
@@ -97,6 +99,8 @@ pub struct RetryPolicy<S, C = DefaultRules, N = NoNotify, B = NoBudget, T = NoTi
     /// service integrations raise a taken one to [`SERVICE_MAX_HINT`].
     pub(crate) max_hint_set: bool,
     pub(crate) trace: TraceLevels,
+    /// The keys of its `metrics`, with its operation name if it has one.
+    pub(crate) instruments: Instruments,
 }
 
 impl<S: Schedule> RetryPolicy<S> {
@@ -113,6 +117,7 @@ impl<S: Schedule> RetryPolicy<S> {
             limits,
             max_hint_set: false,
             trace: TraceLevels::DEFAULT,
+            instruments: Instruments::DEFAULT,
         }
     }
 }
@@ -135,6 +140,7 @@ impl<S, C, N, B, T> RetryPolicy<S, C, N, B, T> {
             limits: self.limits,
             max_hint_set: self.max_hint_set,
             trace: self.trace,
+            instruments: self.instruments,
         }
     }
 
@@ -295,6 +301,41 @@ impl<S, C, N, B, T> RetryPolicy<S, C, N, B, T> {
         self
     }
 
+    /// Records the `metrics` of this policy's operations (see
+    /// [`crate::metrics`]): every driver counts them from then on. A policy
+    /// records nothing unless it asks, here or with
+    /// [`with_operation_name`](RetryPolicy::with_operation_name).
+    #[cfg(feature = "metrics")]
+    pub fn with_metrics(mut self) -> Self {
+        if !self.instruments.is_on() {
+            self.instruments = Instruments::UNNAMED;
+        }
+        self
+    }
+
+    /// Records the `metrics` of this policy's operations, as
+    /// [`with_metrics`](RetryPolicy::with_metrics) does, labelled
+    /// `staggered.operation` = `name`, so the numbers of policies with
+    /// different names stay apart.
+    #[cfg(feature = "metrics")]
+    pub fn with_operation_name(mut self, name: impl Into<metrics::SharedString>) -> Self {
+        self.instruments = Instruments::named(name.into());
+        self
+    }
+
+    /// Whether the policy records `metrics`.
+    #[cfg(feature = "metrics")]
+    pub fn records_metrics(&self) -> bool {
+        self.instruments.is_on()
+    }
+
+    /// The operation name set by
+    /// [`with_operation_name`](RetryPolicy::with_operation_name), if any.
+    #[cfg(feature = "metrics")]
+    pub fn operation_name(&self) -> Option<&str> {
+        self.instruments.name()
+    }
+
     /// The limits in force for plain operations.
     pub const fn limits(&self) -> &Limits {
         &self.limits
@@ -342,6 +383,7 @@ impl<S, C, N, B, T> RetryPolicy<S, C, N, B, T> {
             timeout: &self.timeout,
             limits,
             trace: self.trace,
+            instruments: &self.instruments,
         }
     }
 }

@@ -198,6 +198,7 @@ macro_rules! call_parts {
             timeout: &policy.timeout,
             limits: &policy.limits,
             trace: policy.trace,
+            instruments: &policy.instruments,
         }
     }};
 }

@@ -311,3 +311,34 @@ async fn a_configuration_files_policy_retries_by_grpcs_rules() {
     assert_eq!((err.reason(), err.attempts(), server.calls()), (StopReason::Permanent, 2, 2));
     assert_eq!(server.metadata("grpc-timeout"), [Some("1500000u".into()), Some("1500000u".into())]);
 }
+
+#[tokio::test]
+async fn the_grpc_driver_counts_its_operations_retries_and_give_ups() {
+    use staggered::metrics::{FIRST_TRY_SUCCESSES, GIVE_UPS, OPERATIONS, RETRIES, RETRY_DELAY};
+    // Calls 1-3: two UNAVAILABLE then serving; call 4: INVALID_ARGUMENT; call 5: serving.
+    let server = GrpcServer::start(|call| match call {
+        1 | 2 => Reply::Fail(Status::unavailable("restarting")),
+        4 => Reply::Fail(Status::invalid_argument("no such service")),
+        _ => Reply::Serving,
+    })
+    .await;
+    let client = server.client().await;
+    let policy = RetryPolicy::new(backoff(5)).with_operation_name("health");
+    let sleeper = RecordingSleeper::new();
+    let recorder = metrics_util::debugging::DebuggingRecorder::new();
+    let snapshotter = recorder.snapshotter();
+    {
+        // The test's runtime polls on this thread: the local recorder hears the driver.
+        let _guard = metrics::set_default_local_recorder(&recorder);
+        assert_eq!(policy.check(&client, &sleeper).await.unwrap().1, 3);
+        assert_eq!(policy.check(&client, &sleeper).await.unwrap_err().reason(), StopReason::Permanent);
+        assert_eq!(policy.check(&client, &sleeper).await.unwrap().1, 1);
+    }
+    let recorded = crate::retry::metrics::Recorded::from(snapshotter.snapshot());
+    let op = ("staggered.operation", "health");
+    assert_eq!(recorded.counter(OPERATIONS, &[op]), 3);
+    assert_eq!(recorded.counter(FIRST_TRY_SUCCESSES, &[op]), 1);
+    assert_eq!(recorded.counter(RETRIES, &[op, ("error.type", "transient")]), 2);
+    assert_eq!(recorded.counter(GIVE_UPS, &[op, ("staggered.stop_reason", "permanent")]), 1);
+    assert_eq!(recorded.histogram(RETRY_DELAY, &[op, ("error.type", "transient")]), [0.01, 0.02]);
+}

@@ -377,3 +377,29 @@ async fn the_deadline_cuts_a_running_attempt_without_an_attempt_timeout() {
     assert_eq!(start.elapsed(), Duration::from_millis(200), "not 1.5 s");
     assert_eq!(err.downcast_ref::<TimedOut>(), Some(&TimedOut { after: Duration::from_millis(200) }));
 }
+
+#[tokio::test]
+async fn the_tower_layer_counts_its_operations_and_retries() {
+    use staggered::metrics::{FIRST_TRY_SUCCESSES, GIVE_UPS, OPERATIONS, RETRIES, RETRY_DELAY};
+    // Hits 1-3: two 503s then 200; hit 4: 200 at once; hits 5-7: 503 until attempts run out.
+    let server =
+        Server::start(|hit, _| if hit <= 2 || hit >= 5 { Reply::status(503) } else { Reply::ok() }).await;
+    let sleeper = RecordingSleeper::new();
+    let mut service = http_stack!(RetryPolicy::new(backoff(3)).with_metrics(), sleeper);
+    let recorder = metrics_util::debugging::DebuggingRecorder::new();
+    let snapshotter = recorder.snapshotter();
+    {
+        let _guard = metrics::set_default_local_recorder(&recorder);
+        for status in [StatusCode::OK, StatusCode::OK, StatusCode::SERVICE_UNAVAILABLE] {
+            let response = service.ready().await.unwrap().call(get(server.url("/"))).await.unwrap();
+            assert_eq!(response.status(), status);
+        }
+    }
+    assert_eq!(server.hits(), 7);
+    let recorded = crate::retry::metrics::Recorded::from(snapshotter.snapshot());
+    assert_eq!(recorded.counter(OPERATIONS, &[]), 3);
+    assert_eq!(recorded.counter(FIRST_TRY_SUCCESSES, &[]), 1);
+    assert_eq!(recorded.counter(RETRIES, &[("error.type", "transient")]), 4);
+    assert_eq!(recorded.counter(GIVE_UPS, &[("staggered.stop_reason", "attempts_exhausted")]), 1);
+    assert_eq!(recorded.histogram(RETRY_DELAY, &[("error.type", "transient")]).len(), 4);
+}

@@ -6,6 +6,7 @@ mod hint_policies;
 mod hints;
 mod inference;
 mod limits;
+pub(crate) mod metrics;
 mod properties;
 mod tracing;
 

@@ -1,8 +1,8 @@
 //! One request's retry state, for the service drivers (tower, reqwest).
 //!
 //! It holds the [`Decision`] and reports through the policy's step, as the
-//! blocking and async drivers do, so the rules, the hooks and the `tracing`
-//! events are the same everywhere. The drivers around it only clone
+//! blocking and async drivers do, so the rules, the hooks, the `tracing`
+//! events and the metrics are the same everywhere. The drivers around it only clone
 //! requests, call, race the attempt's time limit and sleep.
 
 use core::time::Duration;
@@ -86,11 +86,15 @@ where
         self.limits.attempt_limit(self.timeout, elapsed)
     }
 
-    /// The attempt succeeded: the budget may refund.
-    pub(crate) fn on_success<B: Budget + ?Sized>(&mut self, budget: &B) {
+    /// The attempt succeeded: the budget may refund, and the metrics count
+    /// the operation, as the other drivers do.
+    pub(crate) fn on_success<S, C, N, B: Budget, T>(&mut self, policy: &RetryPolicy<S, C, N, B, T>) {
         match self.decision.as_mut() {
-            Some(decision) => decision.on_success(),
-            None => budget.deposit(self.attempt, None),
+            Some(decision) => policy.parts_with(&self.limits).succeeded(decision),
+            None => {
+                policy.budget.deposit(self.attempt, None);
+                policy.instruments.first_try_success();
+            }
         }
     }
 

@@ -188,7 +188,7 @@ where
             };
             let status = match outcome {
                 Ok(response) => {
-                    attempts.on_success(&policy.budget);
+                    attempts.on_success(policy);
                     return Ok(Retried { value: response, attempts: attempt, waited: attempts.waited() });
                 }
                 Err(status) => status,

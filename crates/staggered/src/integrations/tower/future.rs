@@ -148,7 +148,7 @@ where
                         match policy.classifier.classify_result(result.as_ref()) {
                             Some(failure) => failure,
                             None => {
-                                this.attempts.on_success(&policy.budget);
+                                this.attempts.on_success(policy);
                                 return Poll::Ready(result);
                             }
                         }
