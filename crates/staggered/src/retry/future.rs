@@ -103,12 +103,16 @@ macro_rules! retry_body {
                     return Err($crate::RetryError::new(reason, decision.attempt(), waited, error))
                 }
             }
-            last = Some(error);
             let attempt = decision.attempt();
             // No start read means no deadline and no timeout: nothing to
             // cut the attempt, and no clock to read for it.
             let limit =
                 stopwatch.start().and_then(|start| parts.limits.attempt_limit(timeout, $clock.since(start)));
+            // Kept only where an attempt can be cut (without a limit now,
+            // none ever is).
+            if limit.is_some() {
+                last = Some(error);
+            }
             let outcome = match limit {
                 None => $op(attempt).await.map_err($crate::retry::future::Failed::Error),
                 Some(cut) => $crate::retry::future::timed($op(attempt), cut, $sleeper).await,
