@@ -114,14 +114,32 @@ pub enum Command {
     /// attempts with full jitter, and the same under each budget (token
     /// bucket, ratio, throttle), and prints per policy the goodput, the
     /// recovery time after the trigger, and the load amplification during
-    /// and after it, then a reading. Every parameter has an option; an
-    /// option of one scenario given with the other is an error.
+    /// and after it, then a reading.
+    ///
+    /// With `--scenario throttling`, the case for the adaptive limiter: 20
+    /// clients offer 1000 operations a second to a server that admits 500.
+    /// It compares no retries, 3 attempts with full jitter, the AWS SDKs'
+    /// standard mode and their adaptive mode, and prints per policy the
+    /// throttled fraction, the goodput, the attempts per operation, the
+    /// client-side waits and the rate the fleet settled at, then a reading.
+    ///
+    /// With `--scenario frontier`, a search in the contention experiment:
+    /// candidates swept from families of schedules (--families, --scales,
+    /// --multipliers, --floors) beside the published strategies, per client
+    /// count their mean calls and completion time with standard errors, the
+    /// Pareto front, and those that do the work of full in the time of
+    /// decorrelated.
+    ///
+    /// Every parameter has an option; an option of one scenario given with
+    /// another that does not read it is an error.
     #[command(
         after_help = "Examples:\n  stagger simulate --clients 10..100/10 --runs 20 --plot contention.svg\n  \
                             stagger simulate --scenario overload --plot overload.svg\n  \
-                            stagger simulate --scenario overload --trigger none --error-rate 1%"
+                            stagger simulate --scenario overload --trigger none --error-rate 1%\n  \
+                            stagger simulate --scenario throttling --plot throttling.svg\n  \
+                            stagger simulate --scenario frontier --clients 100 --plot frontier.svg"
     )]
-    Simulate(SimulateArgs),
+    Simulate(Box<SimulateArgs>),
     /// Print a completion script for a shell.
     ///
     /// Load it for the current bash session with

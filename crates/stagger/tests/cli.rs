@@ -311,3 +311,5 @@ mod run;
 mod schedule_plot;
 #[path = "cli/simulate.rs"]
 mod simulate;
+#[path = "cli/simulate_frontier.rs"]
+mod simulate_frontier;

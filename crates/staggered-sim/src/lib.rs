@@ -46,8 +46,20 @@
 //!   [`OverloadConfig`] (validated, defaults = that story), [`run_overload`]
 //!   (the model, exactly), [`OverloadPolicy`], and [`OverloadReport`] with
 //!   per-second [`OverloadSeries`] for charts.
+//! - **throttling** (the AWS SDKs' adaptive retry mode): clients offer twice
+//!   what a rate-limited server admits. Retries add attempts and no
+//!   goodput; one [`AdaptiveLimiter`](staggered::limiter::AdaptiveLimiter)
+//!   per client settles the fleet at the server's rate, turning throttles
+//!   into waits. [`ThrottlingConfig`] (validated, defaults = that story),
+//!   [`run_throttling`] (the model, exactly), [`ThrottlingPolicy`], and
+//!   [`ThrottlingReport`] with per-second [`ThrottlingSeries`].
+//! - **frontier** (a search on the contention experiment): sweeps the
+//!   parameters of families of the library's schedules and reports, per
+//!   client count, the candidates no other beats on both measures and those
+//!   that do the work of `full` in the time of `decorrelated`. Its own
+//!   module, [`frontier`], as it has more types than the others.
 //!
-//! A new scenario is a module beside these two, with the same five parts.
+//! A new scenario is a module beside these, with the same five parts.
 //!
 //! # Schedule reports
 //! [`ScheduleQuery`] and [`ScheduleReport`] report on one schedule as
@@ -63,7 +75,7 @@
 //! abstract time units ([`units`]: one unit is one millisecond of
 //! `Duration`). Every run seeds its generators from its own coordinates
 //! (contention: seed, client count, strategy, run index; overload: seed,
-//! stream, policy, operation), runs are spread over threads with
+//! stream, policy, operation; throttling: seed, client, operation), runs are spread over threads with
 //! `std::thread::scope`, and their results are combined in a fixed order: a
 //! report is bit-identical for the same configuration on any number of
 //! threads.
@@ -82,11 +94,13 @@
 mod contention;
 mod engine;
 mod experiment;
+pub mod frontier;
 mod overload;
 mod plain;
 mod rng;
 mod schedule;
 mod summary;
+mod throttling;
 pub mod units;
 pub mod view;
 
@@ -107,6 +121,10 @@ pub use schedule::{
     MAX_SHOWN_RETRIES, UNLIMITED_SHOWN_RETRIES,
 };
 pub use summary::Summary;
+pub use throttling::{
+    run_throttling, ThrottlingConfig, ThrottlingConfigBuilder, ThrottlingError, ThrottlingPolicy,
+    ThrottlingReport, ThrottlingRow, ThrottlingSeries, MAX_THROTTLING_CLIENTS, MAX_THROTTLING_HOP,
+};
 
 /// This crate's README (its registry page): its example compiles and runs.
 #[cfg(doctest)]

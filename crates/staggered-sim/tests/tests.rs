@@ -557,3 +557,135 @@ mod reports {
         assert_eq!(json["retries_shown"], report.rows.len());
     }
 }
+
+mod throttling {
+    //! The throttling scenario: against a server that admits half the
+    //! offered load, retries add attempts and no goodput, the standard
+    //! mode's quota refuses most of them, and the adaptive limiter throttles
+    //! at most half as often as retries, at the same goodput, sending near
+    //! the limit; with a limit of twice the offered load nothing is
+    //! throttled and the adaptive mode gives exactly retry's results.
+    //!
+    //! Checked on a small fleet (5 clients offering 200/s against 100/s for
+    //! 30 s, about 0.2 s in a debug build) with the default run's ratios;
+    //! the default run itself (20 clients, 1000/s against 500/s, 60 s) is in
+    //! the guide: adaptive throttles 1.54% of its attempts against retry's
+    //! 78.72%, at the same goodput, 50.96%, sending 508/s.
+
+    use std::num::NonZeroUsize;
+    use std::sync::OnceLock;
+    use std::time::Duration;
+
+    use staggered_sim::{
+        run_throttling, Present, ThrottlingConfig, ThrottlingPolicy, ThrottlingReport, ThrottlingRow,
+    };
+
+    /// The claims, as the guide states them: adaptive throttles at most
+    /// this share of retry's throttled fraction...
+    const THROTTLED_SHARE: f64 = 0.5;
+    /// ...with goodput at most this much lower (2 percentage points)...
+    const GOODPUT_LOSS: f64 = 0.02;
+    /// ...and a send rate over the last half within this share of the limit.
+    const SETTLED: f64 = 0.25;
+
+    /// A small fleet with the default's proportions: twice the limit offered.
+    fn small() -> ThrottlingConfig {
+        ThrottlingConfig::builder()
+            .with_clients(5)
+            .with_arrival_rate(200.0)
+            .with_rate_limit(100.0)
+            .with_duration(Duration::from_secs(30))
+            .build()
+            .unwrap()
+    }
+
+    fn scenario() -> &'static ThrottlingReport {
+        static REPORT: OnceLock<ThrottlingReport> = OnceLock::new();
+        REPORT.get_or_init(|| run_throttling(&small()))
+    }
+
+    fn row(report: &ThrottlingReport, policy: ThrottlingPolicy) -> &ThrottlingRow {
+        report.row(policy).unwrap()
+    }
+
+    #[test]
+    fn adaptive_throttles_at_most_half_as_often_as_retry_at_the_same_goodput() {
+        let report = scenario();
+        let retry = row(report, ThrottlingPolicy::Retry);
+        let adaptive = row(report, ThrottlingPolicy::Adaptive);
+        assert!(retry.throttled_fraction > 0.5, "{retry:?}");
+        assert!(adaptive.throttled_fraction <= THROTTLED_SHARE * retry.throttled_fraction, "{adaptive:?}");
+        assert!(adaptive.goodput >= retry.goodput - GOODPUT_LOSS, "{adaptive:?} against {retry:?}");
+        let limit = small().rate_limit();
+        assert!((adaptive.send_rate / limit - 1.0).abs() <= SETTLED, "{}", adaptive.send_rate);
+        // What the server could not take waited at the clients.
+        assert!(adaptive.wait_p50 > retry.wait_p99, "{adaptive:?}");
+        assert!(adaptive.unfinished > retry.unfinished);
+    }
+
+    #[test]
+    fn retries_add_attempts_not_goodput_and_the_quota_refuses_most() {
+        let report = scenario();
+        let no_retry = row(report, ThrottlingPolicy::NoRetry);
+        let retry = row(report, ThrottlingPolicy::Retry);
+        let standard = row(report, ThrottlingPolicy::TokenBucket);
+        assert_eq!(no_retry.attempts_per_operation, no_retry.attempts as f64 / no_retry.operations as f64);
+        assert!(no_retry.attempts <= no_retry.operations);
+        assert!((0.4..0.6).contains(&no_retry.throttled_fraction), "{no_retry:?}");
+        assert!((retry.goodput - no_retry.goodput).abs() < 0.01, "{retry:?} against {no_retry:?}");
+        assert!(retry.attempts_per_operation > 2.0, "{retry:?}");
+        assert!(standard.refused > standard.operations / 3, "{standard:?}");
+        assert!(standard.attempts_per_operation < retry.attempts_per_operation);
+        assert!(standard.throttled_fraction < retry.throttled_fraction);
+        // The server admits its limit and a second's worth of tokens at most.
+        let most = small().rate_limit() * 31.0;
+        for row in report.rows() {
+            assert!((row.succeeded as f64) <= most, "{row:?}");
+            // Every admitted attempt succeeded, unless its answer was still on its way at the end.
+            let admitted = row.attempts - row.throttled;
+            assert!(row.succeeded <= admitted && admitted - row.succeeded <= row.unfinished, "{row:?}");
+            assert_eq!(row.series.offered, report.rows()[0].series.offered, "one offered load");
+        }
+    }
+
+    #[test]
+    fn with_a_limit_of_twice_the_load_nothing_is_throttled_and_adaptive_is_retry() {
+        let config = small().to_builder().with_rate_limit(400.0).build().unwrap();
+        let report = run_throttling(&config);
+        for row in report.rows() {
+            assert_eq!((row.throttled, row.refused), (0, 0), "{row:?}");
+        }
+        let retry = row(&report, ThrottlingPolicy::Retry);
+        let adaptive = row(&report, ThrottlingPolicy::Adaptive);
+        let mut same = adaptive.clone();
+        same.policy = ThrottlingPolicy::Retry;
+        assert_eq!(same, *retry);
+        assert!(report.paragraphs()[0].starts_with("Nothing was throttled"));
+    }
+
+    #[test]
+    fn threads_seeds_and_single_policies_agree() {
+        let one = small().to_builder().with_threads(NonZeroUsize::MIN).build().unwrap();
+        let report = run_throttling(&one);
+        assert_eq!(report.rows(), scenario().rows());
+        assert_eq!(one.simulate(ThrottlingPolicy::Adaptive), report.rows()[3]);
+        let other = run_throttling(&small().to_builder().with_seed(7).build().unwrap());
+        assert_ne!(other.rows()[0].series.offered, report.rows()[0].series.offered);
+    }
+
+    #[test]
+    fn the_report_serializes_and_presents_itself() {
+        let report = scenario();
+        let json = serde_json::to_value(report).unwrap();
+        assert_eq!(json["config"]["duration"], "30s");
+        assert_eq!(json["config"]["hop"], "10ms");
+        assert_eq!(json["config"]["limiter"]["beta"], 0.7);
+        assert_eq!(json["config"]["token_bucket"]["throttled_cost"], 5);
+        assert_eq!(json["rows"][3]["policy"], "adaptive");
+        assert_eq!(json["rows"][0]["series"]["sent"].as_array().unwrap().len(), 30);
+        let view = report.present();
+        assert_eq!(view.records.rows.len(), 4);
+        assert_eq!(view.chart.unwrap().panels.len(), 4);
+        assert_eq!(view.notes.len(), 3, "{:?}", view.notes);
+    }
+}

@@ -10,6 +10,7 @@
 
 mod axis;
 mod csv;
+mod legend;
 mod markup;
 mod svg;
 

@@ -13,9 +13,10 @@ use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::coord::Shift;
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
-use staggered_sim::view::{Band, Chart, Color as Tone, Dash, Layout, Line, Panel};
+use staggered_sim::view::{Band, Chart, Color as Tone, Dash, Layout, Panel};
 
 use super::axis::{range, tick};
+use super::legend::{corner, legend_box, strip};
 
 /// The chart's width in pixels.
 pub const WIDTH: u32 = 1200;
@@ -27,13 +28,16 @@ pub const PANEL_HEIGHT: u32 = 200;
 pub const LEGEND_HEIGHT: u32 = 40;
 
 /// The margin around each panel, in pixels.
-const MARGIN: u32 = 16;
+pub const MARGIN: u32 = 16;
 /// The width of a panel's y tick labels and axis label, in pixels.
-const Y_LABEL_AREA: u32 = 72;
+pub const Y_LABEL_AREA: u32 = 72;
 /// The font size of tick labels and legend entries.
-const LABEL_FONT: u32 = 14;
+pub const LABEL_FONT: u32 = 14;
 /// How opaque a shaded span is.
-const SHADE_OPACITY: f64 = 0.18;
+pub const SHADE_OPACITY: f64 = 0.18;
+/// The radius of a marker, and of a labelled point, in pixels.
+const MARKER: u32 = 3;
+const LABELLED_MARKER: u32 = 5;
 /// How opaque a band's boxes are: light enough for the lines over them.
 pub const BAND_OPACITY: f64 = 0.3;
 
@@ -68,6 +72,7 @@ pub fn render(chart: &Chart) -> anyhow::Result<String> {
     let empty = |panel: &Panel| {
         panel.lines.iter().all(|line| line.points.is_empty())
             && panel.bands.iter().all(|b| b.boxes.is_empty())
+            && panel.scatters.iter().all(|s| s.points.is_empty())
     };
     if n == 0 || chart.panels.iter().all(empty) {
         return Err(anyhow!("nothing to plot: the chart has no points"));
@@ -77,6 +82,7 @@ pub fn render(chart: &Chart) -> anyhow::Result<String> {
         let size = match chart.layout {
             Layout::SideBySide => (WIDTH, ROW_HEIGHT),
             Layout::Stacked => (WIDTH, LEGEND_HEIGHT + PANEL_HEIGHT * n as u32),
+            Layout::Grid { columns } => (WIDTH, ROW_HEIGHT * grid_rows(n, columns) as u32),
         };
         let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
         root.fill(&WHITE)?;
@@ -95,22 +101,40 @@ pub fn render(chart: &Chart) -> anyhow::Result<String> {
                     draw(area, panel, &style, None, i + 1 == n)?;
                 }
             }
+            Layout::Grid { columns } => {
+                let columns = columns.clamp(1, n);
+                let style = Style { title_font: 20, margin: MARGIN, x_label_area: 48 };
+                let cells = root.split_evenly((grid_rows(n, columns), columns));
+                for (area, panel) in cells.iter().zip(&chart.panels) {
+                    draw(area, panel, &style, Some(columns), true)?;
+                }
+            }
         }
         root.present()?;
     }
     Ok(svg)
 }
 
+/// The rows of a grid of `panels` panels, `columns` to a row.
+fn grid_rows(panels: usize, columns: usize) -> usize {
+    panels.div_ceil(columns.clamp(1, panels.max(1)))
+}
+
 /// A line's stroke: its palette color, or the thin grey of a reference.
-fn stroke(color: Tone) -> ShapeStyle {
+pub fn stroke(color: Tone) -> ShapeStyle {
     match color {
         Tone::Series(i) => PALETTE[i % PALETTE.len()].stroke_width(2),
         Tone::Reference => BLACK.mix(0.5).stroke_width(1),
     }
 }
 
+/// A marker's fill, in its line's or scatter's color.
+pub fn fill(color: Tone) -> ShapeStyle {
+    ShapeStyle { filled: true, stroke_width: 1, ..stroke(color) }
+}
+
 /// A dashed pattern's dash and gap, in pixels; `None` for a solid line.
-fn dashes(dash: Dash) -> Option<(u32, u32)> {
+pub fn dashes(dash: Dash) -> Option<(u32, u32)> {
     match dash {
         Dash::Solid => None,
         Dash::Long => Some((10, 5)),
@@ -120,13 +144,14 @@ fn dashes(dash: Dash) -> Option<(u32, u32)> {
 }
 
 /// A band's fill, and the stroke around each of its boxes.
-fn band_style(band: &Band) -> (ShapeStyle, ShapeStyle) {
+pub fn band_style(band: &Band) -> (ShapeStyle, ShapeStyle) {
     let color = PALETTE[band.color % PALETTE.len()];
     (color.mix(BAND_OPACITY).filled(), color.mix(0.6).stroke_width(1))
 }
 
-/// Draws `panel` in `area`: axes, shades, lines and, with `legend` (the
-/// number of panels side by side), a legend in its emptiest corner.
+/// Draws `panel` in `area`: axes, shades, lines, scattered points and,
+/// with `legend` (the number of panels side by side), a legend in its
+/// emptiest corner.
 fn draw(
     area: &DrawingArea<SVGBackend<'_>, Shift>,
     panel: &Panel,
@@ -134,7 +159,8 @@ fn draw(
     legend: Option<usize>,
     x_label: bool,
 ) -> anyhow::Result<()> {
-    let points = || panel.lines.iter().flat_map(|line| line.points.iter().copied());
+    let scattered = || panel.scatters.iter().flat_map(|s| &s.points).map(|p| (p.x, p.y));
+    let points = || panel.lines.iter().flat_map(|line| line.points.iter().copied()).chain(scattered());
     let boxes = || panel.bands.iter().flat_map(|band| band.boxes.iter());
     let xs = points().map(|p| p.0).chain(boxes().flat_map(|b| [b.from, b.to]));
     let ys = points().map(|p| p.1).chain(boxes().flat_map(|b| [b.low, b.high]));
@@ -214,12 +240,32 @@ where
             });
         }
         if line.markers {
-            let fill = ShapeStyle { filled: true, stroke_width: 1, ..stroke };
-            chart.draw_series(line.points.iter().map(|&point| Circle::new(point, 3, fill)))?;
+            let fill = fill(line.color);
+            chart.draw_series(line.points.iter().map(|&point| Circle::new(point, MARKER, fill)))?;
         }
     }
+    for scatter in &panel.scatters {
+        let fill = fill(scatter.color);
+        let plain = scatter.points.iter().filter(|p| p.label.is_none());
+        let series = chart.draw_series(plain.map(|p| Circle::new((p.x, p.y), MARKER, fill)))?;
+        if legend.is_some() && !scatter.name.is_empty() {
+            series.label(&scatter.name).legend(move |(x, y)| Circle::new((x + 12, y), MARKER + 1, fill));
+        }
+        // A labelled point: a larger marker, its label above and to the right.
+        let font = ("sans-serif", LABEL_FONT).into_font();
+        let offset = (LABELLED_MARKER as i32 + 3, -(LABEL_FONT as i32) - 2);
+        chart.draw_series(scatter.points.iter().filter_map(|p| {
+            let label = p.label.clone()?;
+            Some(
+                EmptyElement::at((p.x, p.y))
+                    + Circle::new((0, 0), LABELLED_MARKER, fill)
+                    + Text::new(label, offset, font.clone()),
+            )
+        }))?;
+    }
     if let Some(panels) = legend {
-        let corner = corner(&panel.lines, &x, &y, panel.y.log, legend_box(&panel.lines, panels));
+        let size = legend_box(&panel.lines, &panel.scatters, panels);
+        let corner = corner(&panel.lines, &panel.scatters, &x, &y, panel.y.log, size);
         chart
             .configure_series_labels()
             .position(corner)
@@ -231,112 +277,10 @@ where
     Ok(())
 }
 
-/// About how much of the plotting area of one of `panels` panels side by
-/// side a legend of `lines` covers, as fractions of its width and height.
-/// plotters estimates a character as 0.56 of the font size wide; the rest
-/// is its padding and the sample line.
-fn legend_box(lines: &[Line], panels: usize) -> (f64, f64) {
-    let font = f64::from(LABEL_FONT);
-    let longest = lines.iter().map(|line| line.name.chars().count()).max().unwrap_or(0) as f64;
-    let width = 64.0 + 0.56 * font * longest;
-    let height = 10.0 + 1.3 * font * lines.len() as f64;
-    let plot_width = f64::from(WIDTH) / panels.max(1) as f64 - f64::from(2 * MARGIN + Y_LABEL_AREA);
-    let plot_height = f64::from(ROW_HEIGHT - 2 * MARGIN - 48 - 24) - 6.0;
-    (width / plot_width, height / plot_height)
-}
-
-/// The corner of the plotting area where a legend of `size` (fractions of
-/// the area) covers the fewest samples of the lines; the first of upper
-/// left, upper right, lower right, lower left on a tie.
-fn corner(
-    lines: &[Line],
-    x: &Range<f64>,
-    y: &Range<f64>,
-    log: bool,
-    size: (f64, f64),
-) -> SeriesLabelPosition {
-    const SAMPLES_PER_SEGMENT: u32 = 16;
-    let fy = |v: f64| {
-        if log {
-            (v.max(y.start) / y.start).ln() / (y.end / y.start).ln()
-        } else {
-            (v - y.start) / (y.end - y.start)
-        }
-    };
-    let mut samples = Vec::new();
-    for line in lines {
-        let fractions: Vec<(f64, f64)> =
-            line.points.iter().map(|&(px, py)| ((px - x.start) / (x.end - x.start), fy(py))).collect();
-        samples.extend(fractions.iter().copied());
-        for pair in fractions.windows(2) {
-            let ((x0, y0), (x1, y1)) = (pair[0], pair[1]);
-            samples.extend((1..SAMPLES_PER_SEGMENT).map(|i| {
-                let t = f64::from(i) / f64::from(SAMPLES_PER_SEGMENT);
-                (x0 + t * (x1 - x0), y0 + t * (y1 - y0))
-            }));
-        }
-    }
-    let (w, h) = size;
-    let corners = [
-        (SeriesLabelPosition::UpperLeft, 0.0..=w, 1.0 - h..=1.0),
-        (SeriesLabelPosition::UpperRight, 1.0 - w..=1.0, 1.0 - h..=1.0),
-        (SeriesLabelPosition::LowerRight, 1.0 - w..=1.0, 0.0..=h),
-        (SeriesLabelPosition::LowerLeft, 0.0..=w, 0.0..=h),
-    ];
-    // `min_by_key` keeps the first of equal minima.
-    let best = corners.into_iter().min_by_key(|(_, xs, ys)| {
-        samples.iter().filter(|(sx, sy)| xs.contains(sx) && ys.contains(sy)).count()
-    });
-    best.map_or(SeriesLabelPosition::UpperLeft, |(corner, _, _)| corner)
-}
-
-/// The legend strip above stacked panels: a sample and a name for every
-/// line, band and shade of the panels, each name once; series first, then
-/// references, then bands, then shades.
-fn strip(area: &DrawingArea<SVGBackend<'_>, Shift>, panels: &[Panel]) -> anyhow::Result<()> {
-    // A name, its sample's style, and its dashes if it is a dashed line.
-    type Entry<'a> = (&'a str, ShapeStyle, Option<(u32, u32)>);
-    let mut entries: Vec<Entry<'_>> = Vec::new();
-    let lines = panels.iter().flat_map(|panel| &panel.lines);
-    let series = lines.clone().filter(|line| line.color != Tone::Reference);
-    let references = lines.filter(|line| line.color == Tone::Reference);
-    for line in series.chain(references) {
-        entries.push((&line.name, stroke(line.color), dashes(line.dash)));
-    }
-    for band in panels.iter().flat_map(|panel| &panel.bands) {
-        entries.push((&band.name, band_style(band).0, None));
-    }
-    for shade in panels.iter().flat_map(|panel| &panel.shades) {
-        entries.push((&shade.name, PALETTE[shade.color % PALETTE.len()].mix(SHADE_OPACITY).filled(), None));
-    }
-    let mut seen = Vec::new();
-    entries.retain(|(name, _, _)| {
-        !seen.contains(name) && {
-            seen.push(*name);
-            true
-        }
-    });
-    let y = (LEGEND_HEIGHT / 2) as i32;
-    let mut x = (Y_LABEL_AREA + MARGIN) as i32;
-    let font = ("sans-serif", LABEL_FONT).into_font();
-    for (name, style, dash) in entries {
-        match dash {
-            _ if style.filled => area.draw(&Rectangle::new([(x, y - 7), (x + 24, y + 7)], style))?,
-            None => area.draw(&PathElement::new([(x, y), (x + 24, y)], style))?,
-            Some((dash, gap)) => {
-                area.draw(&DashedPathElement::new([(x, y), (x + 24, y)], dash, gap, style))?
-            }
-        }
-        area.draw(&Text::new(name, (x + 30, y - (LABEL_FONT / 2) as i32), font.clone()))?;
-        x += 30 + (0.56 * f64::from(LABEL_FONT) * name.chars().count() as f64) as i32 + 28;
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use staggered_sim::view::{Axis, BandBox, Shade};
+    use staggered_sim::view::{Axis, BandBox, Line, Point, Scatter, Shade};
 
     /// Whether `svg` has a `<text>` element of exactly `text`.
     fn has_text(svg: &str, text: &str) -> bool {
@@ -364,6 +308,7 @@ mod tests {
             lines,
             shades: Vec::new(),
             bands: Vec::new(),
+            scatters: Vec::new(),
         }]
     }
 
@@ -444,16 +389,31 @@ mod tests {
     }
 
     #[test]
-    fn the_legend_goes_where_the_lines_are_not() {
-        let (x, y, size) = (0.0..1.0, 0.0..1.0, (0.3, 0.3));
-        let lines = |pairs: &[&[(f64, f64)]]| -> Vec<Line> {
-            pairs.iter().map(|points| line("a", Tone::Series(0), points, false)).collect()
-        };
-        let rising = lines(&[&[(0.0, 0.0), (1.0, 1.0)], &[(0.0, 0.1), (1.0, 0.9)]]);
-        assert_eq!(corner(&rising, &x, &y, false, size), SeriesLabelPosition::UpperLeft);
-        let falling = lines(&[&[(0.0, 1.0), (1.0, 0.0)]]);
-        assert_eq!(corner(&falling, &x, &y, false, size), SeriesLabelPosition::UpperRight);
-        let high = lines(&[&[(0.0, 0.9), (1.0, 0.95)], &[(0.0, 0.05), (0.5, 0.1)]]);
-        assert_eq!(corner(&high, &x, &y, false, size), SeriesLabelPosition::LowerRight);
+    fn a_grid_has_rows_of_panels_and_scatters_have_markers_and_labels() {
+        let mut panel = panels(false).remove(0);
+        panel.lines.clear();
+        let point = |x, y, label: Option<&str>| Point { x, y, label: label.map(str::to_owned) };
+        panel.scatters = vec![
+            Scatter {
+                name: "candidates".into(),
+                color: Tone::Series(2),
+                points: vec![point(1.0, 2.0, None), point(2.0, 1.0, None)],
+            },
+            Scatter {
+                name: String::new(),
+                color: Tone::Reference,
+                points: vec![point(1.5, 1.5, Some("full"))],
+            },
+        ];
+        let chart =
+            Chart { layout: Layout::Grid { columns: 2 }, panels: vec![panel.clone(), panel.clone(), panel] };
+        let svg = render(&chart).unwrap();
+        assert!(svg.contains(&format!("width=\"{WIDTH}\" height=\"{}\"", 2 * ROW_HEIGHT)), "two rows");
+        assert_eq!(svg.matches(">\nfull\n</text>").count(), 3, "the label of the point, in each panel");
+        assert_eq!(svg.matches(">\ncandidates\n</text>").count(), 3, "a legend per panel");
+        assert_eq!(svg.matches(">\nCalls\n</text>").count(), 3, "a title per panel");
+        // Per panel: two markers, one labelled point and the legend's sample.
+        assert_eq!(svg.matches("<circle").count(), 3 * 4);
+        assert_eq!(svg.matches(&format!("r=\"{LABELLED_MARKER}\"")).count(), 3);
     }
 }

@@ -20,7 +20,8 @@ const HEADING: &str = "Contention options (--scenario contention)";
 pub struct Flags {
     /// Client counts, one point each: `100`, `10,50,100`, or `FROM..TO/STEP`
     /// with both ends included (`10..190/10`); items combine with commas
-    /// [default: 10..190/10].
+    /// [default: 10..190/10]. throttling: the number of clients, one count
+    /// [default: 20].
     #[arg(long, value_name = "LIST", allow_hyphen_values = true, help_heading = HEADING)]
     pub clients: Option<String>,
 
@@ -101,7 +102,7 @@ pub const MAX_TIME_UNITS: f64 = 1e12;
 /// For text that is not a number (such as a duration, `5ms`: contention's
 /// times are unitless), zero, a negative number, NaN, infinity or a number
 /// above the limit.
-fn time_units(text: &str) -> anyhow::Result<f64> {
+pub fn time_units(text: &str) -> anyhow::Result<f64> {
     let Ok(value) = text.trim().parse::<f64>() else {
         return Err(anyhow!(
             "{text:?} is not a number: contention counts the model's time units, such as 5, not durations"

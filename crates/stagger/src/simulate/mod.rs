@@ -13,8 +13,10 @@
 //! a line in [`execute`] and in [`check_foreign`].
 
 mod contention;
+mod frontier;
 mod overload;
 mod progress;
+mod throttling;
 
 use std::path::PathBuf;
 
@@ -34,6 +36,15 @@ pub enum Scenario {
     /// time out and retry, with no budget or under each of the library's
     /// budgets.
     Overload,
+    /// Clients offer twice what a rate-limited server admits, with no
+    /// retries, retries, the AWS SDKs' standard mode, or their adaptive mode
+    /// (the library's adaptive limiter).
+    Throttling,
+    /// A search in the contention experiment: candidate schedules swept
+    /// from families of the library's strategies, their Pareto front of
+    /// calls and completion time, and those that do the work of full jitter
+    /// in the time of decorrelated jitter.
+    Frontier,
 }
 
 impl Scenario {
@@ -42,6 +53,8 @@ impl Scenario {
         match self {
             Scenario::Contention => "contention",
             Scenario::Overload => "overload",
+            Scenario::Throttling => "throttling",
+            Scenario::Frontier => "frontier",
         }
     }
 }
@@ -60,16 +73,16 @@ pub struct SimulateArgs {
     #[arg(long, value_name = "S", value_parser = crate::numbers::seed, allow_negative_numbers = true)]
     pub seed: Option<u64>,
 
-    /// The backoff base. contention: a positive number of time units, in the
-    /// 2015 convention (the exponential family's first ceiling is 2 x base,
-    /// decorrelated's sleep starts at base) [default: 5]. overload: a
-    /// duration, the first retry's ceiling [default: 100ms].
+    /// The backoff base. contention and frontier: a positive number of time
+    /// units, in the 2015 convention (the exponential family's first ceiling is 2 x base,
+    /// decorrelated's sleep starts at base) [default: 5]. overload and
+    /// throttling: a duration, the first retry's ceiling [default: 100ms].
     #[arg(long, value_name = "UNITS|DUR", allow_hyphen_values = true)]
     pub base: Option<String>,
 
-    /// The backoff cap, at least every strategy's first delay. contention: a
-    /// number of time units [default: 2000]. overload: a duration, the
-    /// max_delay [default: 1s].
+    /// The backoff cap, at least every strategy's first delay. contention and
+    /// frontier: a number of time units [default: 2000]. overload and
+    /// throttling: a duration, the max_delay [default: 1s].
     #[arg(long, value_name = "UNITS|DUR", allow_hyphen_values = true)]
     pub cap: Option<String>,
 
@@ -80,6 +93,9 @@ pub struct SimulateArgs {
     /// Also write a chart to FILE.svg. contention: calls and completion time
     /// against the client count, one line per strategy. overload: offered
     /// load, server arrivals and goodput per second, one panel per policy.
+    /// throttling: offered load, attempts sent, the rate limit and goodput
+    /// per second, one panel per policy.
+    /// frontier: calls against completion time, one panel per client count.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
 
@@ -90,6 +106,14 @@ pub struct SimulateArgs {
     /// `--scenario overload`'s options.
     #[command(flatten)]
     pub overload: overload::Flags,
+
+    /// `--scenario frontier`'s options.
+    #[command(flatten)]
+    pub frontier: frontier::Flags,
+
+    /// `--scenario throttling`'s options.
+    #[command(flatten)]
+    pub throttling: throttling::Flags,
 }
 
 /// The flags of a flag group that were given, as typed (`--arrival-rate`):
@@ -118,6 +142,8 @@ pub fn execute(args: &SimulateArgs) -> anyhow::Result<Exit> {
     let report = match args.scenario {
         Scenario::Contention => simulate(contention::configure(args)?),
         Scenario::Overload => simulate(overload::configure(args)?),
+        Scenario::Frontier => simulate(frontier::configure(args)?),
+        Scenario::Throttling => simulate(throttling::configure(args)?),
     };
     if let Some(path) = &args.plot {
         // Before stdout, so a reader that stops early (`| head`) still gets it.
@@ -139,15 +165,26 @@ fn simulate<E: Experiment>((experiment, warnings): (E, Vec<String>)) -> view::Re
 }
 
 /// Refuses an option of another scenario than the one chosen: it would be
-/// ignored, and the user would read results they did not ask for.
+/// ignored, and the user would read results they did not ask for. The
+/// frontier runs in the contention experiment, so contention's options
+/// are its too; the throttling scenario reads some flags of the others'
+/// groups ([`throttling::SHARED`]).
 fn check_foreign(args: &SimulateArgs) -> anyhow::Result<()> {
-    let groups =
-        [(Scenario::Contention, args.contention.given()), (Scenario::Overload, args.overload.given())];
-    for (owner, given) in groups {
-        if let Some(flag) = given.first().filter(|_| owner != args.scenario) {
+    let groups: [(&[Scenario], Vec<String>); 4] = [
+        (&[Scenario::Contention, Scenario::Frontier], args.contention.given()),
+        (&[Scenario::Overload], args.overload.given()),
+        (&[Scenario::Frontier], args.frontier.given()),
+        (&[Scenario::Throttling], args.throttling.given()),
+    ];
+    let shared =
+        |flag: &String| args.scenario == Scenario::Throttling && throttling::SHARED.contains(&flag.as_str());
+    for (owners, given) in groups {
+        let foreign = given.iter().find(|flag| !shared(flag));
+        if let Some(flag) = foreign.filter(|_| !owners.contains(&args.scenario)) {
+            let owners: Vec<&str> = owners.iter().map(|owner| owner.name()).collect();
             return Err(anyhow!(
                 "{flag} is an option of --scenario {}; it does not apply to --scenario {}",
-                owner.name(),
+                owners.join(" and "),
                 args.scenario.name()
             ))
             .context(UsageError::options());
@@ -190,5 +227,18 @@ mod tests {
         assert!(message(&["--scenario", "overload", "--runs", "3"])
             .contains("--runs is an option of --scenario contention"));
         assert!(check_foreign(&parse(&["--scenario", "overload", "--base", "1s", "--plot", "a.svg"])).is_ok());
+        assert!(message(&["--scenario", "overload", "--rate-limit", "5"])
+            .contains("--rate-limit is an option of --scenario throttling"));
+        assert!(message(&["--scenario", "throttling", "--timeout", "1s"])
+            .contains("--timeout is an option of --scenario overload"));
+        assert!(message(&["--scenario", "throttling", "--runs", "2"])
+            .contains("--runs is an option of --scenario contention"));
+        let shared =
+            ["--scenario", "throttling", "--clients", "5", "--duration", "9s", "--arrival-rate", "9"];
+        assert!(check_foreign(&parse(&[&shared[..], &["--policies", "retry", "--attempts", "2"]].concat()))
+            .is_ok());
+        assert!(message(&["--clients", "5", "--rate-limit", "5"]).contains("--rate-limit is an option"));
+        assert!(message(&["--scales", "1"]).contains("--scales is an option of --scenario frontier"));
+        assert!(check_foreign(&parse(&["--scenario", "frontier", "--clients", "10", "--runs", "3"])).is_ok());
     }
 }

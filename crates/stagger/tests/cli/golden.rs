@@ -43,6 +43,43 @@ fn overload_default_run() {
 }
 
 #[test]
+fn throttling_small_fleet() {
+    let small = ["simulate", "--scenario", "throttling", "--clients", "5", "--arrival-rate", "200"];
+    let small = [&small[..], &["--rate-limit", "100", "--duration", "20s", "--format"]].concat();
+    golden("throttling.csv", &[&small[..], &["csv"]].concat());
+    golden("throttling.json", &[&small[..], &["json"]].concat());
+}
+
+#[test]
+fn frontier_small_run() {
+    let args = |format| {
+        [
+            "simulate",
+            "--scenario",
+            "frontier",
+            "--families",
+            "full,floored,smooth",
+            "--scales",
+            "1,3",
+            "--multipliers",
+            "1.5,2",
+            "--floors",
+            "0.2",
+            "--clients",
+            "10,20",
+            "--runs",
+            "5",
+            "--seed",
+            "14",
+            "--format",
+            format,
+        ]
+    };
+    golden("frontier.csv", &args("csv"));
+    golden("frontier.json", &args("json"));
+}
+
+#[test]
 fn schedule_presets_sampled() {
     for preset in ["interactive", "standard", "batch", "aws", "grpc", "google"] {
         for format in ["csv", "json"] {

@@ -530,11 +530,11 @@ mod overload {
             (&["--ratio-ttl", "2m"], "invalid value for --ratio-ttl: invalid budget for retry+ratio: "),
             (
                 &["--clients", "10"],
-                "--clients is an option of --scenario contention; it does not apply to --scenario overload",
+                "--clients is an option of --scenario contention and frontier; it does not apply to --scenario overload",
             ),
             (
                 &["--runs", "5"],
-                "--runs is an option of --scenario contention; it does not apply to --scenario overload",
+                "--runs is an option of --scenario contention and frontier; it does not apply to --scenario overload",
             ),
             (&["--plot", "chart.png"], "invalid value for --plot: chart.png does not end in .svg"),
         ];
@@ -561,5 +561,163 @@ mod overload {
             assert!(stderr.contains(needle), "{args:?}: {stderr}");
             assert!(out.stdout.is_empty(), "{args:?}: nothing runs on bad options");
         }
+    }
+}
+
+/// `stagger simulate --scenario throttling`, on a small fleet (5 clients
+/// offering 200/s against 100/s for 20 s) so that each run takes a fraction
+/// of a second in debug.
+mod throttling {
+    use std::fs;
+
+    use serde_json::Value;
+
+    use super::{stagger, stdout_of, temp_path};
+
+    /// The policies, in the order of the output.
+    const POLICIES: [&str; 4] = ["no-retry", "retry", "retry+token-bucket", "adaptive"];
+
+    /// The small fleet's options.
+    const SMALL: [&str; 8] =
+        ["--clients", "5", "--arrival-rate", "200/s", "--rate-limit", "100", "--duration", "20s"];
+
+    /// `stagger simulate --scenario throttling` on the small fleet, with `extra` options.
+    fn throttling(extra: &[&str]) -> String {
+        let mut args = vec!["simulate", "--scenario", "throttling"];
+        args.extend_from_slice(&SMALL);
+        args.extend_from_slice(extra);
+        stdout_of(&args)
+    }
+
+    fn json(extra: &[&str]) -> Vec<Value> {
+        let mut args = vec!["--format", "json"];
+        args.extend_from_slice(extra);
+        let json: Value = serde_json::from_str(&throttling(&args)).expect("valid JSON");
+        json.as_array().expect("an array").clone()
+    }
+
+    fn number(object: &Value, key: &str) -> f64 {
+        object[key].as_f64().unwrap_or_else(|| panic!("{key} is a number in {object}"))
+    }
+
+    #[test]
+    fn json_has_an_object_per_policy_with_the_measures() {
+        let objects = json(&[]);
+        let policies: Vec<&str> = objects.iter().map(|o| o["policy"].as_str().unwrap()).collect();
+        assert_eq!(policies, POLICIES);
+        for object in &objects {
+            for key in [
+                "throttled_fraction",
+                "goodput",
+                "attempts_per_operation",
+                "wait_p50",
+                "wait_p99",
+                "send_rate",
+            ] {
+                assert!(number(object, key) >= 0.0, "{key} in {object}");
+            }
+        }
+        let (retry, adaptive) = (&objects[1], &objects[3]);
+        assert!(number(adaptive, "throttled_fraction") <= number(retry, "throttled_fraction") / 2.0);
+        assert!(number(adaptive, "goodput") >= number(retry, "goodput") - 0.02);
+        assert!((number(adaptive, "send_rate") / 100.0 - 1.0).abs() <= 0.25, "{adaptive}");
+        let csv = throttling(&["--format", "csv"]);
+        assert!(csv.starts_with(
+            "policy,throttled_fraction,goodput,attempts_per_operation,wait_p50,wait_p99,send_rate,operations,"
+        ));
+        assert_eq!(csv.lines().count(), 5);
+    }
+
+    #[test]
+    fn the_table_reads_the_figures_and_markdown_has_the_parameters() {
+        let text = throttling(&[]);
+        assert!(
+            text.starts_with("scenario     throttling: clients offer more than a rate-limited server admits")
+        );
+        assert!(text.contains("load         5 clients offering 200 operations/s in all"), "{text}");
+        let prose = text.replace('\n', " ");
+        assert!(prose.contains("The server admits 100/s; the clients offered 200/s."), "{text}");
+        assert!(prose.contains("adaptive throttled "), "{text}");
+        let markdown = throttling(&["--format", "markdown"]);
+        assert!(markdown.starts_with("- **scenario**: throttling"), "{markdown}");
+        // Twice the offered load as the limit: nothing throttled, one result.
+        let out = stagger(&[
+            "simulate",
+            "--scenario",
+            "throttling",
+            "--clients",
+            "5",
+            "--arrival-rate",
+            "200",
+            "--rate-limit",
+            "400",
+            "--duration",
+            "20s",
+        ]);
+        let text = String::from_utf8_lossy(&out.stdout).replace('\n', " ");
+        assert!(
+            text.contains("Nothing was throttled") && text.contains("every policy gave the same results")
+        );
+    }
+
+    #[test]
+    fn plot_writes_a_panel_per_policy() {
+        let path = temp_path("throttling.svg");
+        let text = throttling(&["--plot", path.to_str().unwrap()]);
+        assert!(text.contains("policy  throttled"), "the table is still printed");
+        let svg = fs::read_to_string(&path).expect("the chart was written");
+        fs::remove_file(&path).ok();
+        for title in ["offered load", "attempts sent", "goodput", "rate limit", "seconds since the run began"]
+        {
+            assert!(svg.contains(&format!(">\n{title}\n</text>")), "{title} missing");
+        }
+        for policy in POLICIES {
+            assert!(svg.contains(&format!(">\n{policy}: ")), "{policy}'s panel");
+        }
+    }
+
+    #[test]
+    fn options_of_no_effect_warn_and_bad_options_exit_2_naming_them() {
+        let out = stagger(&[
+            "simulate",
+            "--scenario",
+            "throttling",
+            "--duration",
+            "2s",
+            "--policies",
+            "no-retry",
+            "--attempts",
+            "5",
+        ]);
+        assert!(out.status.success());
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            "warning: --attempts has no effect: no policy retries\n"
+        );
+        let cases: [(&[&str], &str); 7] = [
+            (&["--rate-limit", "0"], "'--rate-limit <R>': the rate must be above 0"),
+            (&["--policies", "retry+ratio"], "invalid value for --policies: unknown policy \"retry+ratio\""),
+            (&["--clients", "10,20"], "invalid value for --clients: "),
+            (&["--clients", "0"], "invalid value for --clients: invalid clients 0"),
+            (
+                &["--timeout", "1s"],
+                "--timeout is an option of --scenario overload; it does not apply to --scenario throttling",
+            ),
+            (&["--runs", "3"], "--runs is an option of --scenario contention"),
+            (&["--base", "5"], "invalid value for --base: missing unit after 5"),
+        ];
+        for (options, needle) in cases {
+            let mut args = vec!["simulate", "--scenario", "throttling"];
+            args.extend(options);
+            let out = stagger(&args);
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+            assert!(stderr.contains(needle), "{args:?}: {stderr}");
+            assert!(out.stdout.is_empty(), "{args:?}: nothing runs on bad options");
+        }
+        let out = stagger(&["simulate", "--scenario", "overload", "--rate-limit", "5"]);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&out.stderr)
+            .contains("--rate-limit is an option of --scenario throttling"));
     }
 }

@@ -33,6 +33,8 @@ pub use reading::{Place, Ranking, Reading, NOISE_Z, PUBLISHED_CLIENTS};
 pub use report::{ContentionReport, ContentionRow};
 pub use strategy::ContentionStrategy;
 
+use staggered::Backoff;
+
 use crate::experiment::{Experiment, Progress, Work};
 use crate::rng::{derive, name_id};
 use crate::Summary;
@@ -207,6 +209,40 @@ impl ContentionConfig {
     }
 }
 
+impl ContentionConfig {
+    /// Simulates one run of `clients` clients that all walk `backoff`, any
+    /// schedule of the library rather than one of this configuration's
+    /// strategies, on this configuration's network, with every generator
+    /// derived from `seed`, on the calling thread; each client is added to
+    /// `progress` when it is done. [`simulate`](ContentionConfig::simulate)
+    /// is this with a strategy's schedule and its run's seed. `None` if
+    /// `clients` is not in `1..=`[`MAX_CLIENTS`].
+    ///
+    /// ```
+    /// use staggered::{Backoff, Strategy};
+    /// use staggered_sim::{ContentionConfig, Progress};
+    ///
+    /// let config = ContentionConfig::published();
+    /// let backoff = Backoff::builder(Strategy::Full).without_max_attempts().build()?;
+    /// let outcome = config.simulate_schedule(10, &backoff, 7, &Progress::default()).unwrap();
+    /// assert!(outcome.calls >= 10);
+    /// # Ok::<(), staggered::ConfigError>(())
+    /// ```
+    pub fn simulate_schedule(
+        &self,
+        clients: u32,
+        backoff: &Backoff,
+        seed: u64,
+        progress: &Progress,
+    ) -> Option<RunOutcome> {
+        if !(1..=MAX_CLIENTS).contains(&clients) {
+            return None;
+        }
+        let hop = (self.hop_mean(), self.hop_sd());
+        Some(model::simulate(&mut Scratch::default(), clients, backoff, hop, seed, progress))
+    }
+}
+
 /// One row per cell, combining its runs in run order.
 fn summarise(config: &ContentionConfig, outcomes: &[RunOutcome]) -> Vec<ContentionRow> {
     let runs = config.runs() as usize;
@@ -259,6 +295,15 @@ mod tests {
         }
         let smooth = ContentionStrategy::Backoff(staggered::Strategy::Smooth);
         assert_eq!(config.simulate(8, smooth, 0), None);
+        // Any schedule runs as a strategy's does, given the same seed.
+        let full = ContentionStrategy::Backoff(staggered::Strategy::Full);
+        let at = config.strategies().iter().position(|&s| s == full).unwrap();
+        let seed = run_seed(config.seed(), 8, full, 0);
+        let progress = Progress::default();
+        let outcome = config.simulate_schedule(8, &config.schedules()[at], seed, &progress);
+        assert_eq!(outcome, config.simulate(8, full, 0));
+        assert_eq!(progress.done(), 8);
+        assert_eq!(config.simulate_schedule(0, &config.schedules()[at], seed, &progress), None);
         assert_eq!(config.simulate(0, ContentionStrategy::NoBackoff, 0), None);
     }
 }

@@ -133,6 +133,7 @@ impl ContentionReport {
                 lines: lines.collect(),
                 shades: Vec::new(),
                 bands: Vec::new(),
+                scatters: Vec::new(),
             }
         });
         Chart { layout: Layout::SideBySide, panels: panels.collect() }

@@ -274,6 +274,7 @@ impl OverloadReport {
                     })
                     .collect(),
                 bands: Vec::new(),
+                scatters: Vec::new(),
             }
         });
         Chart { layout: Layout::Stacked, panels: panels.collect() }

@@ -123,6 +123,7 @@ pub fn chart(reports: &[ScheduleReport]) -> Option<Chart> {
         lines,
         shades: Vec::new(),
         bands,
+        scatters: Vec::new(),
     };
 
     let totals: Vec<Vec<Duration>> = reports
@@ -158,6 +159,7 @@ pub fn chart(reports: &[ScheduleReport]) -> Option<Chart> {
         lines: lines.collect(),
         shades: Vec::new(),
         bands: Vec::new(),
+        scatters: Vec::new(),
     };
     Some(Chart { layout: Layout::SideBySide, panels: vec![delays, worst] })
 }

@@ -1,5 +1,5 @@
-//! [`Chart`]: panels of lines, bands and shaded spans on axes, as data; the
-//! CLI draws it as SVG.
+//! [`Chart`]: panels of lines, scattered points, bands and shaded spans on
+//! axes, as data; the CLI draws it as SVG.
 
 /// A chart: panels, each with its axes, lines, bands and shaded spans.
 #[derive(Debug, Clone, PartialEq)]
@@ -20,9 +20,17 @@ pub enum Layout {
     /// panels line up for the eye; one legend strip above them all, so it
     /// never hides a line.
     Stacked,
+    /// Rows of panels side by side, `columns` to a row (the last row may
+    /// be short), for one panel per case of an experiment; each panel has
+    /// its own axes and legend, as side by side.
+    Grid {
+        /// Panels per row, at least 1.
+        columns: usize,
+    },
 }
 
-/// One panel: a title, two axes, lines, bands and shaded spans of x.
+/// One panel: a title, two axes, lines, scattered points, bands and shaded
+/// spans of x.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Panel {
     /// The title above the panel.
@@ -38,6 +46,8 @@ pub struct Panel {
     /// Ranges of y drawn as light boxes behind the lines, such as the
     /// smallest to the largest delay of each retry.
     pub bands: Vec<Band>,
+    /// Points drawn as markers with no line between them, over the lines.
+    pub scatters: Vec<Scatter>,
 }
 
 /// An axis: its label (with its unit), scale and range.
@@ -91,6 +101,30 @@ pub struct Line {
     pub markers: bool,
     /// Its pattern: solid, or dashed to tell apart lines of one color.
     pub dash: Dash,
+}
+
+/// Points of one series drawn as markers, with no line between them: a
+/// scatter of candidates, or reference points that carry their own labels.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scatter {
+    /// Its name in the legend; empty for no entry (points labelled one by
+    /// one need none).
+    pub name: String,
+    /// Its color.
+    pub color: Color,
+    /// The points.
+    pub points: Vec<Point>,
+}
+
+/// A point of a [`Scatter`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Point {
+    /// Where it is on x.
+    pub x: f64,
+    /// Where it is on y.
+    pub y: f64,
+    /// The text written beside it, if any; a labelled point is drawn larger.
+    pub label: Option<String>,
 }
 
 /// A line's pattern.

@@ -21,7 +21,7 @@ mod chart;
 pub(crate) mod text;
 mod value;
 
-pub use chart::{Axis, Band, BandBox, Chart, Color, Dash, Layout, Line, Panel, Shade};
+pub use chart::{Axis, Band, BandBox, Chart, Color, Dash, Layout, Line, Panel, Point, Scatter, Shade};
 pub use text::{format_duration, format_significant, list, millis, number, percent};
 pub use value::Value;
 

@@ -9,9 +9,10 @@ use anyhow::Context;
 use staggered::{Backoff, ConfigError, Field};
 use staggered_sim::{OverloadConfig, OverloadError, OverloadPolicy, Trigger};
 
-mod values;
+pub(super) mod values;
 
-use values::{probability, rate, share, trigger_capacity, trigger_window, TriggerCapacity, TriggerWindow};
+pub use values::share;
+use values::{probability, rate, trigger_capacity, trigger_window, TriggerCapacity, TriggerWindow};
 
 use super::{given, SimulateArgs};
 use crate::duration;
@@ -27,17 +28,21 @@ const BUDGETS: &str = "Budget options (--scenario overload)";
 #[derive(Debug, Clone, Default, clap::Args)]
 #[group(id = "overload-options")]
 pub struct Flags {
-    /// Policies to compare, comma-separated: no-retry, retry,
+    /// Policies to compare, comma-separated. overload: no-retry, retry,
     /// retry+token-bucket, retry+ratio, retry+throttle [default: all five].
+    /// throttling: no-retry, retry, retry+token-bucket, adaptive [default:
+    /// all four].
     #[arg(long, value_name = "LIST", value_delimiter = ',', allow_hyphen_values = true, help_heading = HEADING)]
     pub policies: Option<Vec<String>>,
 
-    /// Simulated time during which operations start, 1s to 24h [default: 60s].
+    /// Simulated time during which operations start, 1s to 24h (overload
+    /// and throttling) [default: 60s].
     #[arg(long, value_name = "DUR", value_parser = duration::parse, allow_hyphen_values = true, help_heading = HEADING)]
     pub duration: Option<Duration>,
 
     /// Operations started per second (a Poisson stream), such as `700` or
-    /// `700/s` [default: 700/s].
+    /// `700/s`. overload [default: 700/s]; throttling: all clients together,
+    /// split evenly [default: 1000/s].
     #[arg(long, value_name = "R", value_parser = rate, allow_hyphen_values = true, help_heading = HEADING)]
     pub arrival_rate: Option<f64>,
 
@@ -66,7 +71,7 @@ pub struct Flags {
     pub error_rate: Option<f64>,
 
     /// max_attempts of the retrying policies, first attempt included
-    /// [default: 3].
+    /// (overload and throttling) [default: 3].
     #[arg(long, value_name = "N", value_parser = crate::numbers::count, allow_negative_numbers = true, help_heading = HEADING)]
     pub attempts: Option<u32>,
 
@@ -189,8 +194,9 @@ pub fn configure(args: &SimulateArgs) -> anyhow::Result<(OverloadConfig, Vec<Str
     Ok((config, warnings))
 }
 
-/// The default schedule with `--base`, `--cap` and `--attempts` applied.
-fn backoff(args: &SimulateArgs, default: &Backoff) -> anyhow::Result<Backoff> {
+/// The default schedule with `--base`, `--cap` and `--attempts` applied
+/// (the throttling scenario's too).
+pub(super) fn backoff(args: &SimulateArgs, default: &Backoff) -> anyhow::Result<Backoff> {
     let parse = |text: &Option<String>, flag: &'static str| {
         text.as_deref().map(|text| duration::parse(text.trim()).context(UsageError::option(flag))).transpose()
     };

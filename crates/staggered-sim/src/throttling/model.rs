@@ -1,0 +1,430 @@
+//! One run of the throttling model: one policy, a fleet of clients and a
+//! rate-limited server, on the engine.
+//!
+//! The reading of the model is documented on [`run_throttling`](super::run_throttling).
+
+use std::cell::Cell;
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use staggered::limiter::AdaptiveLimiter;
+use staggered::{Action, Backoff, Decision, Delays, Failure, FastRng, Limits, Rng, StopReason, TokenBucket};
+
+use super::{ThrottlingConfig, ThrottlingPolicy};
+use crate::engine::Engine;
+use crate::experiment::Progress;
+use crate::rng::derive;
+use crate::units::{elapsed, to_units, UNIT};
+
+/// Time units per 1-second bucket (1000: a unit is a millisecond).
+pub(crate) const BUCKET: f64 = 1.0 / UNIT.as_secs_f64();
+
+/// What one run counted, raw; [`report`](super::report) turns it into a row.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Counts {
+    /// Per second: operations started.
+    pub offered: Vec<u32>,
+    /// Per second: attempts reaching the server.
+    pub sent: Vec<u32>,
+    /// Per second: operations that succeeded.
+    pub goodput: Vec<u32>,
+    /// Operations started.
+    pub operations: u64,
+    /// Attempts that reached the server, first ones included.
+    pub attempts: u64,
+    /// Attempts the server throttled.
+    pub throttled: u64,
+    /// Attempts that reached the server in the last half of the run.
+    pub late_attempts: u64,
+    /// Operations that succeeded.
+    pub succeeded: u64,
+    /// Retries the retry quota refused (each ends its operation).
+    pub refused: u64,
+    /// Operations not finished at the end: waiting for a token or a retry,
+    /// or with an attempt in flight.
+    pub unfinished: u64,
+    /// Per operation, the time it waited on the client side (limiter and
+    /// backoff), in time units; unfinished ones up to the end.
+    pub waits: Vec<f64>,
+}
+
+/// An event on the engine.
+#[derive(Debug, Clone, Copy)]
+enum Event {
+    /// A client's next operation starts.
+    Arrival(u32),
+    /// A client's limiter may have a token for the attempt at the head of its queue.
+    Wake(u32),
+    /// An operation's backoff is over: its retry joins its client's queue.
+    Retry(u32),
+    /// An attempt's response reaches its client: admitted (`ok`) or throttled.
+    Response { op: u32, ok: bool },
+}
+
+/// The server's rate limit: a token bucket refilled at `rate` per time unit
+/// that holds one second of tokens (at least one), full at the start.
+struct Server {
+    rate: f64,
+    capacity: f64,
+    level: f64,
+    last: f64,
+}
+
+impl Server {
+    fn new(per_second: f64) -> Self {
+        let capacity = per_second.max(1.0);
+        Server { rate: per_second / BUCKET, capacity, level: capacity, last: 0.0 }
+    }
+
+    /// Whether a request reaching the server at `now` is admitted.
+    #[inline]
+    fn admit(&mut self, now: f64) -> bool {
+        self.level = (self.level + (now - self.last) * self.rate).min(self.capacity);
+        self.last = now;
+        if self.level >= 1.0 {
+            self.level -= 1.0;
+            true
+        } else {
+            false
+        }
+    }
+}
+
+/// One operation: its retry decision, its client, when it started, and the
+/// time it has waited on the client side.
+struct Operation<'b> {
+    decision: Decision<Delays<FastRng>, &'b Option<TokenBucket>>,
+    client: u32,
+    start: f64,
+    /// Waited so far, in time units, not counting the wait under way.
+    waited: f64,
+    /// When the wait under way began (for a token or a retry), if waiting.
+    waiting_since: Option<f64>,
+    /// Whether it has not finished.
+    live: bool,
+}
+
+/// One client: its arrivals, its limiter and the attempts waiting for it.
+struct Client<L> {
+    arrivals: FastRng,
+    /// Operations started so far: the index of the next one's jitter generator.
+    started: u64,
+    limiter: Option<L>,
+    /// Attempts waiting for a token, first come first served.
+    queue: VecDeque<u32>,
+    /// Whether a [`Event::Wake`] is pending.
+    waking: bool,
+}
+
+/// Keys that separate the generators of a run.
+const ARRIVALS: u64 = 0;
+const JITTER: u64 = 1;
+
+/// The model's parameters in time units (milliseconds).
+#[derive(Debug, Clone, Copy)]
+struct Params {
+    end: f64,
+    half: f64,
+    arrival_gap: f64,
+    hop: f64,
+}
+
+/// An exponential draw with this mean; `1 - u` is in `(0, 1]`, so never `ln(0)`.
+#[inline]
+fn exponential(rng: &mut FastRng, mean: f64) -> f64 {
+    -mean * (1.0 - rng.next_f64()).ln()
+}
+
+/// One run, with its state.
+struct Run<'b, K: staggered::sleep::Clock> {
+    params: Params,
+    engine: Engine<Event>,
+    server: Server,
+    clients: Vec<Client<AdaptiveLimiter<K>>>,
+    operations: Vec<Operation<'b>>,
+    free: Vec<u32>,
+    counts: Counts,
+}
+
+/// The 1-second bucket of time `now`.
+#[inline]
+fn bucket(now: f64) -> usize {
+    (now / BUCKET) as usize
+}
+
+impl<K: staggered::sleep::Clock> Run<'_, K> {
+    /// Schedules `event` at `at` if that is before the end of the run.
+    #[inline]
+    fn schedule(&mut self, at: f64, event: Event) -> bool {
+        let inside = at < self.params.end;
+        if inside {
+            self.engine.schedule_at(at, event);
+        }
+        inside
+    }
+
+    /// An attempt of `op` is ready at `now`: sent at once without a
+    /// limiter, else queued behind the client's other waiting attempts.
+    fn ready(&mut self, op: u32, now: f64) {
+        let client = self.operations[op as usize].client;
+        if self.clients[client as usize].limiter.is_none() {
+            self.send(op, now);
+            return;
+        }
+        let c = &mut self.clients[client as usize];
+        c.queue.push_back(op);
+        if !c.waking {
+            self.drain(client, now);
+        }
+    }
+
+    /// Sends the client's queued attempts while its limiter gives tokens;
+    /// when it says to wait, wakes up after that wait to ask again.
+    fn drain(&mut self, client: u32, now: f64) {
+        loop {
+            let c = &mut self.clients[client as usize];
+            let Some(&op) = c.queue.front() else { return };
+            let limiter = c.limiter.as_ref().expect("only a limited client queues");
+            match limiter.try_acquire() {
+                Ok(()) => {
+                    c.queue.pop_front();
+                    self.send(op, now);
+                }
+                Err(wait) => {
+                    c.waking = true;
+                    self.schedule(now + to_units(wait), Event::Wake(client));
+                    return;
+                }
+            }
+        }
+    }
+
+    /// `op`'s attempt leaves at `now` and reaches the server one hop later.
+    fn send(&mut self, op: u32, now: f64) {
+        let operation = &mut self.operations[op as usize];
+        if let Some(since) = operation.waiting_since.take() {
+            operation.waited += now - since;
+        }
+        let at = now + self.params.hop;
+        if at >= self.params.end {
+            return; // in flight at the end
+        }
+        let ok = self.server.admit(at);
+        let c = &mut self.counts;
+        c.attempts += 1;
+        c.sent[bucket(at)] += 1;
+        if at >= self.params.half {
+            c.late_attempts += 1;
+        }
+        if !ok {
+            c.throttled += 1;
+        }
+        self.schedule(at + self.params.hop, Event::Response { op, ok });
+    }
+
+    /// `op`'s response arrives at `now`.
+    fn respond(&mut self, op: u32, ok: bool, now: f64) {
+        let operation = &mut self.operations[op as usize];
+        if let Some(limiter) = &self.clients[operation.client as usize].limiter {
+            limiter.record_response(!ok);
+        }
+        if ok {
+            operation.decision.on_success();
+            self.counts.succeeded += 1;
+            self.counts.goodput[bucket(now)] += 1;
+            self.finish(op);
+            return;
+        }
+        match operation.decision.on_failure(&Failure::THROTTLED, elapsed(now - operation.start)) {
+            Action::Retry(delay) => {
+                operation.waiting_since = Some(now);
+                self.schedule(now + to_units(delay), Event::Retry(op));
+            }
+            Action::Stop(reason) => {
+                if reason == StopReason::BudgetExhausted {
+                    self.counts.refused += 1;
+                }
+                self.finish(op);
+            }
+        }
+    }
+
+    fn finish(&mut self, op: u32) {
+        let operation = &mut self.operations[op as usize];
+        operation.live = false;
+        self.counts.waits.push(operation.waited);
+        self.free.push(op);
+    }
+}
+
+/// The decision limits of `policy`: one attempt for `no-retry`, else the
+/// schedule's own, as `RetryPolicy::new` derives them.
+fn limits(policy: ThrottlingPolicy, backoff: &Backoff) -> Limits {
+    match policy {
+        ThrottlingPolicy::NoRetry => Limits::NONE.with_max_attempts(Some(1)),
+        _ => Limits::for_schedule(backoff),
+    }
+}
+
+/// Simulates one run of `policy`. `clock` is the virtual time the limiters
+/// read; the run sets it before every event. Each simulated second is added
+/// to `progress` as the clock passes it.
+pub(crate) fn simulate(
+    config: &ThrottlingConfig,
+    policy: ThrottlingPolicy,
+    clock: &Cell<Duration>,
+    progress: &Progress,
+) -> Counts {
+    let end = to_units(config.duration());
+    let clients = config.clients();
+    let params = Params {
+        end,
+        half: end / 2.0,
+        arrival_gap: BUCKET * f64::from(clients) / config.arrival_rate(),
+        hop: to_units(config.hop()),
+    };
+    let seed = config.seed();
+    let buckets = config.buckets();
+    let limits = limits(policy, config.backoff());
+    // One retry quota per client, as each SDK client has its own.
+    let quotas: Vec<Option<TokenBucket>> =
+        (0..clients).map(|_| policy.has_budget().then(|| config.token_bucket().build())).collect();
+    let read = || clock.get();
+    let clients: Vec<Client<_>> = (0..clients)
+        .map(|client| Client {
+            // Seeded without the policy: every policy meets the same
+            // arrivals, and an operation draws the same jitter under each.
+            arrivals: FastRng::seed(derive(&[seed, ARRIVALS, client.into()])),
+            started: 0,
+            limiter: policy.has_limiter().then(|| {
+                config.limiter().build_with_clock(read).expect("the configuration checked the limiter")
+            }),
+            queue: VecDeque::new(),
+            waking: false,
+        })
+        .collect();
+    let mut run = Run {
+        params,
+        engine: Engine::with_capacity(1024),
+        server: Server::new(config.rate_limit()),
+        clients,
+        operations: Vec::new(),
+        free: Vec::new(),
+        counts: Counts {
+            offered: vec![0; buckets],
+            sent: vec![0; buckets],
+            goodput: vec![0; buckets],
+            ..Counts::default()
+        },
+    };
+    for client in 0..run.clients.len() {
+        let first = exponential(&mut run.clients[client].arrivals, params.arrival_gap);
+        run.schedule(first, Event::Arrival(client as u32));
+    }
+
+    let (mut seconds, mut next_second) = (0, BUCKET);
+    while let Some(event) = run.engine.pop() {
+        let now = run.engine.now();
+        clock.set(elapsed(now));
+        while now >= next_second && seconds < buckets {
+            (seconds, next_second) = (seconds + 1, next_second + BUCKET);
+            progress.add(1);
+        }
+        match event {
+            Event::Arrival(client) => {
+                let c = &mut run.clients[client as usize];
+                let jitter = FastRng::seed(derive(&[seed, JITTER, client.into(), c.started]));
+                c.started += 1;
+                let next = now + exponential(&mut c.arrivals, params.arrival_gap);
+                run.counts.operations += 1;
+                run.counts.offered[bucket(now)] += 1;
+                let quota = &quotas[client as usize];
+                if let Some(quota) = quota {
+                    staggered::Budget::record_request(quota);
+                }
+                let operation = Operation {
+                    decision: Decision::with_budget(config.backoff().delays_with_rng(jitter), limits, quota),
+                    client,
+                    start: now,
+                    waited: 0.0,
+                    waiting_since: Some(now),
+                    live: true,
+                };
+                let op = match run.free.pop() {
+                    Some(op) => {
+                        run.operations[op as usize] = operation;
+                        op
+                    }
+                    None => {
+                        run.operations.push(operation);
+                        u32::try_from(run.operations.len() - 1).expect("fewer than 2^32 operations at once")
+                    }
+                };
+                run.ready(op, now);
+                run.schedule(next, Event::Arrival(client));
+            }
+            Event::Wake(client) => {
+                run.clients[client as usize].waking = false;
+                run.drain(client, now);
+            }
+            Event::Retry(op) => run.ready(op, now),
+            Event::Response { op, ok } => run.respond(op, ok, now),
+        }
+    }
+    progress.add((buckets - seconds) as u64);
+    // What is still under way at the end: waiting (up to the end) or in flight.
+    for operation in run.operations.iter().filter(|o| o.live) {
+        let waiting = operation.waiting_since.map_or(0.0, |since| end - since);
+        run.counts.waits.push(operation.waited + waiting);
+        run.counts.unfinished += 1;
+    }
+    run.counts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_server_admits_a_second_of_tokens_then_its_rate() {
+        let mut server = Server::new(10.0);
+        assert_eq!((0..12).filter(|_| server.admit(0.0)).count(), 10);
+        // One token every 100 ms from then on.
+        assert!(!server.admit(99.0));
+        assert!(server.admit(100.0));
+        assert!(!server.admit(100.0));
+        // Idle for a minute: the bucket holds a second's worth, no more.
+        assert_eq!((0..20).filter(|_| server.admit(60_000.0)).count(), 10);
+        // Below one a second it still holds one token.
+        let mut slow = Server::new(0.5);
+        assert!(slow.admit(0.0) && !slow.admit(1_999.0) && slow.admit(2_000.0));
+    }
+
+    #[test]
+    fn every_operation_ends_or_is_counted_unfinished_with_its_wait() {
+        let config = ThrottlingConfig::builder()
+            .with_clients(3)
+            .with_arrival_rate(90.0)
+            .with_rate_limit(30.0)
+            .with_duration(Duration::from_secs(10))
+            .build()
+            .unwrap();
+        for policy in ThrottlingPolicy::ALL {
+            let c = simulate(&config, policy, &Cell::new(Duration::ZERO), &Progress::default());
+            assert_eq!(c.waits.len() as u64, c.operations, "{policy}");
+            assert_eq!(c.offered.iter().map(|&n| u64::from(n)).sum::<u64>(), c.operations);
+            assert_eq!(c.sent.iter().map(|&n| u64::from(n)).sum::<u64>(), c.attempts);
+            assert!(c.succeeded + c.unfinished <= c.operations);
+            let longest = c.waits.iter().copied().fold(0.0, f64::max);
+            assert!(longest <= 10_000.0, "{policy}: no wait outlasts the run");
+            if policy == ThrottlingPolicy::NoRetry {
+                assert!(c.waits.iter().all(|&w| w == 0.0));
+            }
+            if policy == ThrottlingPolicy::Adaptive {
+                // Two thirds of the load cannot be sent: it queues.
+                assert!(c.unfinished * 2 > c.operations, "{c:?}");
+                assert!(longest > 5_000.0);
+            }
+        }
+    }
+}

@@ -1,0 +1,267 @@
+//! A throttling report in the common shape: its parameters, a table of a
+//! row per policy, the reading, a record per policy, and a chart of a panel
+//! per policy.
+//!
+//! As in the overload scenario, the chart stacks a panel per policy: the
+//! offered load is the same in each (one seed), and each panel tells one
+//! policy's story (attempts sent against the rate limit, goodput against
+//! the offered load) on one time axis and one y scale.
+
+use staggered::config::format_duration;
+
+use super::reading::{percent, seconds};
+use super::{ThrottlingPolicy, ThrottlingReport, ThrottlingRow};
+use crate::view::{self, number, Axis, Chart, Color, Dash, Layout, Line, Panel, Table, Value};
+use crate::Present;
+
+/// A column of the records: its key and its value in a row.
+type Field = (&'static str, fn(&ThrottlingRow) -> Value);
+
+/// Every record's field, in column order: the measures first, then the
+/// counts they come from. Waits are in seconds, the send rate in attempts
+/// per second.
+const FIELDS: [Field; 13] = [
+    ("policy", |r| r.policy.name().into()),
+    ("throttled_fraction", |r| r.throttled_fraction.into()),
+    ("goodput", |r| r.goodput.into()),
+    ("attempts_per_operation", |r| r.attempts_per_operation.into()),
+    ("wait_p50", |r| r.wait_p50.into()),
+    ("wait_p99", |r| r.wait_p99.into()),
+    ("send_rate", |r| r.send_rate.into()),
+    ("operations", |r| r.operations.into()),
+    ("attempts", |r| r.attempts.into()),
+    ("throttled", |r| r.throttled.into()),
+    ("succeeded", |r| r.succeeded.into()),
+    ("refused", |r| r.refused.into()),
+    ("unfinished", |r| r.unfinished.into()),
+];
+
+/// The lines of each panel: what, in which palette color.
+const OFFERED: (&str, usize) = ("offered load", 0);
+const SENT: (&str, usize) = ("attempts sent", 2);
+const GOODPUT: (&str, usize) = ("goodput", 4);
+
+impl Present for ThrottlingReport {
+    fn present(&self) -> view::Report {
+        let mut records = Table::new(None, FIELDS.map(|(key, _)| key));
+        for row in self.rows() {
+            records.push(FIELDS.map(|(_, value)| value(row)));
+        }
+        view::Report {
+            parameters: self.parameters(),
+            tables: vec![self.table()],
+            notes: self.paragraphs(),
+            records,
+            document: None,
+            chart: Some(self.chart()),
+        }
+    }
+}
+
+impl ThrottlingReport {
+    /// The experiment's parameters: the quota and the limiter only when a
+    /// policy has them.
+    fn parameters(&self) -> Vec<(String, String)> {
+        let config = self.config();
+        let names: Vec<&str> = config.policies().iter().map(|p| p.name()).collect();
+        let backoff = config.backoff();
+        let mut lines = vec![
+            ("scenario", "throttling: clients offer more than a rate-limited server admits".to_owned()),
+            ("policies", names.join(", ")),
+            (
+                "load",
+                format!(
+                    "{} clients offering {} operations/s in all (Poisson, split evenly) for {}, seed {}",
+                    config.clients(),
+                    number(config.arrival_rate()),
+                    format_duration(config.duration()),
+                    config.seed()
+                ),
+            ),
+            (
+                "server",
+                format!(
+                    "admits {}/s (a token bucket holding one second); the excess is throttled at once; {} per hop",
+                    number(config.rate_limit()),
+                    format_duration(config.hop())
+                ),
+            ),
+            (
+                "backoff",
+                format!(
+                    "strategy {}, base {}, cap (max_delay) {}, max_attempts {}",
+                    backoff.strategy(),
+                    format_duration(backoff.base()),
+                    format_duration(backoff.max_delay()),
+                    backoff.max_attempts().unwrap_or(1)
+                ),
+            ),
+        ];
+        let has = |check: fn(ThrottlingPolicy) -> bool| config.policies().iter().any(|&p| check(p));
+        if has(ThrottlingPolicy::has_budget) {
+            let b = config.token_bucket();
+            lines.push((
+                "retry quota",
+                format!(
+                    "one per client: {} tokens; a throttled retry costs {}; a first-try success refunds {}",
+                    b.capacity(),
+                    b.throttled_cost(),
+                    b.success_refund()
+                ),
+            ));
+        }
+        if has(ThrottlingPolicy::has_limiter) {
+            let l = config.limiter();
+            lines.push((
+                "limiter",
+                format!(
+                    "one per client: CUBIC, scale constant {}, beta {}; rate measured over {} buckets, smoothing {}",
+                    number(l.scale_constant()),
+                    number(l.beta()),
+                    format_duration(l.rate_bucket()),
+                    number(l.smoothing())
+                ),
+            ));
+        }
+        lines.into_iter().map(|(name, value)| (name.to_owned(), value)).collect()
+    }
+
+    /// A row per policy, percentages with two decimals and waits with three
+    /// significant digits (the records keep every digit).
+    fn table(&self) -> Table {
+        let title = "Per policy: throttled, the attempts the server throttled; goodput, the operations that \
+                     succeeded; attempts per operation; client-side waits (limiter and backoff), median and \
+                     99th percentile; send rate, attempts reaching the server per second over the last half; \
+                     retries the quota refused; operations unfinished at the end"
+            .to_owned();
+        let columns = [
+            "policy",
+            "throttled",
+            "goodput",
+            "attempts/op",
+            "wait p50",
+            "wait p99",
+            "send rate",
+            "refused",
+            "unfinished",
+        ];
+        let mut table = Table::new(Some(title), columns);
+        for row in self.rows() {
+            table.push([
+                row.policy.name().into(),
+                percent(row.throttled_fraction).into(),
+                percent(row.goodput).into(),
+                format!("{:.2}", row.attempts_per_operation).into(),
+                seconds(row.wait_p50).into(),
+                seconds(row.wait_p99).into(),
+                format!("{:.0}/s", row.send_rate).into(),
+                row.refused.into(),
+                row.unfinished.into(),
+            ]);
+        }
+        table
+    }
+
+    /// A panel per policy: per second, the offered load, the attempts
+    /// reaching the server and the goodput, with the rate limit; every panel
+    /// on one scale.
+    fn chart(&self) -> Chart {
+        let config = self.config();
+        let end = config.duration().as_secs_f64();
+        let limit = config.rate_limit();
+        let counts = self.rows().iter().flat_map(|row| {
+            let s = &row.series;
+            s.offered.iter().chain(&s.sent).chain(&s.goodput).copied()
+        });
+        let top = counts.map(f64::from).fold(limit, f64::max).max(1.0) * 1.08;
+        // A count per second, in the middle of its second (of what is left
+        // of the last, shorter one).
+        let points = |counts: &[u32]| -> Vec<(f64, f64)> {
+            let middle = |i: usize| (i as f64 + (i as f64 + 1.0).min(end)) / 2.0;
+            counts.iter().enumerate().map(|(i, &n)| (middle(i), f64::from(n))).collect()
+        };
+        let line = |(name, color): (&str, usize), counts: &[u32]| Line {
+            name: name.to_owned(),
+            points: points(counts),
+            color: Color::Series(color),
+            markers: false,
+            dash: Dash::Solid,
+        };
+        let panels = self.rows().iter().map(|row| {
+            let s = &row.series;
+            Panel {
+                title: format!(
+                    "{}: {} of attempts throttled, goodput {}",
+                    row.policy,
+                    percent(row.throttled_fraction),
+                    percent(row.goodput)
+                ),
+                x: Axis::linear("seconds since the run began").over(0.0, end),
+                y: Axis::linear("per second").over(0.0, top),
+                lines: vec![
+                    Line {
+                        name: "rate limit".to_owned(),
+                        points: vec![(0.0, limit), (end, limit)],
+                        color: Color::Reference,
+                        markers: false,
+                        // Dashed: the lines of a policy that sends at the limit lie on it.
+                        dash: Dash::Long,
+                    },
+                    line(OFFERED, &s.offered),
+                    line(SENT, &s.sent),
+                    line(GOODPUT, &s.goodput),
+                ],
+                shades: Vec::new(),
+                bands: Vec::new(),
+                scatters: Vec::new(),
+            }
+        });
+        Chart { layout: Layout::Stacked, panels: panels.collect() }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::reading::fixtures;
+    use super::*;
+
+    #[test]
+    fn records_keep_every_digit_and_the_table_rounds() {
+        let view = fixtures::report().present();
+        assert_eq!(view.records.columns, FIELDS.map(|(key, _)| key));
+        let adaptive = &view.records.rows[3];
+        assert_eq!(adaptive[0], "adaptive".into());
+        assert_eq!(adaptive[1], Value::Float(0.0154));
+        assert_eq!(adaptive[4], Value::Float(13.939));
+        let cells: Vec<String> = view.tables[0].rows[3].iter().map(Value::to_string).collect();
+        assert_eq!(cells, ["adaptive", "1.54%", "50.96%", "0.52", "13.9s", "34.9s", "508/s", "0", "29342"]);
+        let names: Vec<&str> = view.parameters.iter().map(|(name, _)| name.as_str()).collect();
+        assert_eq!(names, ["scenario", "policies", "load", "server", "backoff", "retry quota", "limiter"]);
+        assert_eq!(
+            view.parameters[2].1,
+            "20 clients offering 1000 operations/s in all (Poisson, split evenly) for 20s, seed 2015"
+        );
+        assert_eq!(
+            view.parameters[5].1,
+            "one per client: 500 tokens; a throttled retry costs 5; a first-try success refunds 1"
+        );
+        assert_eq!(view.notes.len(), 3);
+    }
+
+    #[test]
+    fn a_panel_per_policy_on_one_scale_with_the_limit() {
+        let chart = fixtures::report().present().chart.unwrap();
+        assert_eq!((chart.layout, chart.panels.len()), (Layout::Stacked, 4));
+        assert_eq!(chart.panels[3].title, "adaptive: 1.54% of attempts throttled, goodput 50.96%");
+        let top = chart.panels[0].y.range.unwrap().1;
+        assert!(chart.panels.iter().all(|panel| panel.y.range == Some((0.0, top))));
+        assert_eq!(top, 2395.0 * 1.08);
+        let panel = &chart.panels[1];
+        assert_eq!(panel.lines[0].points, [(0.0, 500.0), (20.0, 500.0)]);
+        assert_eq!(panel.lines[2].points[0], (0.5, 2395.0));
+        assert_eq!(
+            panel.lines.iter().map(|l| l.name.as_str()).collect::<Vec<_>>(),
+            ["rate limit", "offered load", "attempts sent", "goodput"]
+        );
+    }
+}
