@@ -60,7 +60,9 @@ macro_rules! retry_body {
             Err(failed) => failed,
         };
         let parts = $parts;
-        let error_type = core::any::type_name::<E>();
+        // The error type's name, for `tracing`, named where it is used: a
+        // constant there, not a field of the future kept across awaits.
+        let error_type = || core::any::type_name::<E>();
         let make_error = <_ as $crate::TimeoutFor<E>>::make_error(parts.timeout);
         let mut stopwatch = parts.stopwatch::<E, _>(start, $clock);
         let mut decision = parts.decision();
@@ -77,25 +79,41 @@ macro_rules! retry_body {
                     Some(make) => (make(cut), $crate::Failure::timeout()),
                     None => {
                         let elapsed = stopwatch.elapsed($clock);
-                        let reason = parts.cut(&mut decision, last.as_ref(), error_type, cut, elapsed);
+                        let reason = parts.cut(&mut decision, last.as_ref(), error_type(), cut, elapsed);
                         return Err($crate::RetryError::cut(reason, decision.attempt(), waited, last, cut));
                     }
                 },
             };
-            match parts.step(&mut decision, &error, error_type, failure, stopwatch.elapsed($clock)) {
+            match parts.step(
+                &mut decision,
+                &error,
+                error_type(),
+                failure,
+                stopwatch.elapsed($clock),
+                parts.next_delay(),
+            ) {
                 Ok(delay) => {
                     // Even a zero wait goes to the sleeper: on a runtime it yields.
                     $sleeper.sleep(delay).await;
-                    waited = waited.saturating_add(delay);
+                    if !delay.is_zero() {
+                        waited = waited.saturating_add(delay);
+                    }
                 }
                 Err(reason) => {
                     return Err($crate::RetryError::new(reason, decision.attempt(), waited, error))
                 }
             }
-            last = Some(error);
             let attempt = decision.attempt();
-            let elapsed = stopwatch.start().map_or(core::time::Duration::ZERO, |start| $clock.since(start));
-            let outcome = match parts.limits.attempt_limit(timeout, elapsed) {
+            // No start read means no deadline and no timeout: nothing to
+            // cut the attempt, and no clock to read for it.
+            let limit =
+                stopwatch.start().and_then(|start| parts.limits.attempt_limit(timeout, $clock.since(start)));
+            // Kept only where an attempt can be cut (without a limit now,
+            // none ever is).
+            if limit.is_some() {
+                last = Some(error);
+            }
+            let outcome = match limit {
                 None => $op(attempt).await.map_err($crate::retry::future::Failed::Error),
                 Some(cut) => $crate::retry::future::timed($op(attempt), cut, $sleeper).await,
             };
