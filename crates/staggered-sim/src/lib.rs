@@ -70,9 +70,11 @@
 //! strategies with the same parameters in one report and one chart.
 //!
 //! # Engine and determinism
-//! [`Engine`] is a virtual clock and a binary heap of events ordered by (time,
-//! insertion order), so ties break the same way every time. Time is in
-//! abstract time units ([`units`]: one unit is one millisecond of
+//! [`Engine`] is a virtual clock and a queue of events ordered by (time,
+//! insertion order), so ties break the same way every time: a binary heap
+//! while a few thousand events are pending, a radix queue over time ticks
+//! beyond, whose cost per event stays flat up to the largest fleets. Time
+//! is in abstract time units ([`units`]: one unit is one millisecond of
 //! `Duration`). Every run seeds its generators from its own coordinates
 //! (contention: seed, client count, strategy, run index; overload: seed,
 //! stream, policy, operation; throttling: seed, client, operation), runs are spread over threads with

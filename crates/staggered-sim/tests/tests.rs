@@ -246,10 +246,137 @@ mod strategies {
 }
 
 mod engine {
-    //! The event queue's order, as a property.
+    //! The event queue's order, as a property: against sorting, and against
+    //! a plain binary heap of (time, scheduling order) on random workloads
+    //! that grow past the point where the engine changes its queue and
+    //! shrink back, with exact ties.
+
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
 
     use proptest::prelude::*;
     use staggered_sim::Engine;
+
+    /// A small deterministic generator for the workloads (wyrand).
+    struct Draws(u64);
+
+    impl Draws {
+        fn next(&mut self) -> u64 {
+            self.0 = self.0.wrapping_add(0xa076_1d64_78bd_642f);
+            let t = u128::from(self.0) * u128::from(self.0 ^ 0xe703_7ed1_a0b4_28db);
+            (t as u64) ^ ((t >> 64) as u64)
+        }
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+        fn unit(&mut self) -> f64 {
+            (self.next() >> 11) as f64 / (1_u64 << 53) as f64
+        }
+    }
+
+    /// The reference: events by (time bits, scheduling order), popped smallest first.
+    #[derive(Default)]
+    struct Reference {
+        heap: BinaryHeap<Reverse<(u64, u64, u64)>>,
+        scheduled: u64,
+    }
+
+    impl Reference {
+        fn schedule(&mut self, at: f64, id: u64) {
+            self.heap.push(Reverse(((at + 0.0).to_bits(), self.scheduled, id)));
+            self.scheduled += 1;
+        }
+        fn pop(&mut self) -> Option<(f64, u64)> {
+            self.heap.pop().map(|Reverse((at, _, id))| (f64::from_bits(at), id))
+        }
+    }
+
+    /// A delay from `now`: none at all (a tie with the event just handled),
+    /// a whole number of units (ties between events), a spread of
+    /// `spread` units, a rare far one, or infinity.
+    fn delay(draws: &mut Draws, spread: f64, ties: u64) -> f64 {
+        match draws.below(100) {
+            0 => f64::INFINITY,
+            1..=2 => 1e9 * draws.unit(),
+            n if n < 3 + ties * 10 => draws.below(4) as f64,
+            n if n < 8 + ties * 10 => 0.0,
+            _ => spread * draws.unit(),
+        }
+    }
+
+    /// Drives `engine` and the reference through the same workload: grow
+    /// to `peak` pending events, shrink to none, grow to a third of it and
+    /// drain, handling events by `pop` and by `step` in turn; checks every
+    /// event handled, and the clock.
+    fn same_order(seed: u64, peak: usize, spread: f64, ties: u64) -> Result<usize, TestCaseError> {
+        let mut draws = Draws(seed);
+        let mut engine = Engine::new();
+        let mut reference = Reference::default();
+        let mut id = 0;
+        let mut handled = 0;
+        for (target, grow) in [(peak, true), (0, false), (peak / 3, true), (0, false)] {
+            while if grow { engine.len() < target } else { !engine.is_empty() } {
+                // While growing, two of three actions schedule; while
+                // shrinking, one of five (a step schedules one too).
+                let schedule = if grow { draws.below(3) < 2 } else { draws.below(5) == 0 };
+                if schedule {
+                    let at = engine.now() + delay(&mut draws, spread, ties);
+                    engine.schedule_at(at, id);
+                    reference.schedule(at, id);
+                    id += 1;
+                    continue;
+                }
+                let expected = reference.pop();
+                let got = if draws.below(2) == 0 {
+                    engine.pop().map(|e| (engine.now(), e))
+                } else {
+                    // The handled event schedules one at the same time, in
+                    // the heap's in-place path, and so must the reference.
+                    let mut got = None;
+                    let follow = delay(&mut draws, spread, ties);
+                    let follow_id = id;
+                    engine.step(|now, e| {
+                        got = Some((now, e));
+                        Some((now + follow, follow_id))
+                    });
+                    if let Some((now, _)) = got {
+                        reference.schedule(now + follow, follow_id);
+                        id += 1;
+                    }
+                    got
+                };
+                prop_assert_eq!(got.map(|(t, e)| (t.to_bits(), e)), expected.map(|(t, e)| (t.to_bits(), e)));
+                prop_assert_eq!(engine.len(), reference.heap.len());
+                handled += 1;
+            }
+        }
+        prop_assert_eq!(engine.pop(), None);
+        Ok(handled)
+    }
+
+    #[test]
+    fn matches_a_reference_heap_through_every_change_of_queue() {
+        // Long enough to cross both thresholds several times and to make
+        // the radix queue re-tune its width; every kind of delay.
+        for (seed, spread, ties) in [(1, 2000.0, 0), (2, 20.0, 1), (3, 1e-6, 2), (4, 5e5, 0), (5, 3.0, 3)] {
+            let handled = same_order(seed, 6000, spread, ties).unwrap();
+            assert!(handled > 12_000, "{handled}");
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        #[test]
+        fn pops_like_a_reference_heap(
+            seed in any::<u64>(),
+            peak in 1_usize..5000,
+            spread in prop::sample::select(vec![1e-9, 0.5, 20.0, 2000.0, 1e7]),
+            ties in 0_u64..4,
+        ) {
+            same_order(seed, peak, spread, ties)?;
+        }
+    }
 
     proptest! {
         #[test]

@@ -50,6 +50,7 @@ impl FastRng {
     /// in this process. Costs a thread-local read and a few multiplies: the
     /// OS is asked once per thread, through std's `RandomState`.
     #[cfg(feature = "std")]
+    #[inline]
     pub fn from_entropy() -> Self {
         FastRng::seed(entropy::next_seed())
     }
@@ -67,6 +68,7 @@ impl Rng for FastRng {
 #[cfg(feature = "std")]
 /// SplitMix64's finalizer: a bijection on u64 that turns a counter into
 /// well-spread seeds.
+#[inline]
 pub(crate) const fn mix64(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
@@ -79,17 +81,32 @@ mod entropy {
     use std::hash::{BuildHasher, RandomState};
 
     thread_local! {
-        // std seeds RandomState from the OS once per thread; we take one value
-        // from it and then walk a Weyl sequence, mixed, for each new generator.
-        static SEEDER: Cell<u64> = Cell::new(RandomState::new().hash_one(0x5eed_u64));
+        // A Weyl sequence started from one value of std's RandomState (which
+        // asks the OS once per thread), mixed for each new generator. Zero
+        // means not started yet: a constant initialiser makes the read a
+        // plain thread-local load, with no lazy-init check or call on the
+        // path every operation's first retry takes.
+        static SEEDER: Cell<u64> = const { Cell::new(0) };
     }
 
+    #[inline]
     pub(super) fn next_seed() -> u64 {
         SEEDER.with(|cell| {
-            let next = cell.get().wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut current = cell.get();
+            if current == 0 {
+                current = start();
+            }
+            let next = current.wrapping_add(0x9e37_79b9_7f4a_7c15);
             cell.set(next);
             super::mix64(next)
         })
+    }
+
+    /// The thread's first value (never zero, which marks "not started").
+    #[cold]
+    #[inline(never)]
+    fn start() -> u64 {
+        RandomState::new().hash_one(0x5eed_u64) | 1
     }
 }
 

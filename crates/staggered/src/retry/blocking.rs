@@ -193,13 +193,20 @@ impl<S: Schedule, C, N, B: Budget, T> Parts<'_, S, C, N, B, T> {
         loop {
             let failure = self.classify_error(&error);
             self.limiter.record(failure.kind == ErrorKind::Throttled);
-            match self.step(&mut decision, &error, error_type, failure, stopwatch.elapsed(clock)) {
+            match self.step(
+                &mut decision,
+                &error,
+                error_type,
+                failure,
+                stopwatch.elapsed(clock),
+                self.next_delay(),
+            ) {
                 Ok(delay) => {
                     // A zero wait is no wait: no sleeper call, no system call.
                     if !delay.is_zero() {
                         sleeper.sleep(delay);
+                        waited = waited.saturating_add(delay);
                     }
-                    waited = waited.saturating_add(delay);
                 }
                 Err(reason) => return Err(RetryError::new(reason, decision.attempt(), waited, error)),
             }

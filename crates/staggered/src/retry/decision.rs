@@ -14,7 +14,7 @@ use crate::budget::{Budget, NoBudget};
 use crate::classify::{ErrorKind, Failure, Hint};
 use crate::math::{from_nanos, to_nanos};
 use crate::retry::hint_policy::HintPolicy;
-use crate::retry::steering::Steering;
+use crate::retry::steering::{Steer, Steering};
 use crate::rng::{FastRng, Rng};
 use crate::Schedule;
 
@@ -334,8 +334,31 @@ impl<D: Iterator<Item = Duration>, B: Budget> Decision<D, B> {
     /// makes of the hint: by default at least the hint plus a small jitter)
     /// would end at or after the deadline; the budget refuses. Only then
     /// `Retry`, and the attempt number advances.
+    #[inline]
     pub fn on_failure(&mut self, failure: &Failure, elapsed: Duration) -> Action {
-        match self.decide(failure, elapsed) {
+        let steering = self.steering;
+        self.on_failure_by(failure, elapsed, &steering)
+    }
+
+    /// The steering the decision was made with, for a driver that passes
+    /// it to [`on_failure_by`](Decision::on_failure_by).
+    #[cfg(any(feature = "tower", feature = "reqwest", feature = "tonic"))]
+    pub(crate) const fn steering(&self) -> Steering<D> {
+        self.steering
+    }
+
+    /// [`on_failure`](Decision::on_failure), taking the scheduled delay
+    /// with `next`: the decision's own steering, or, from a driver that
+    /// knows the schedule, the schedule's own function ([`Static`](crate::retry::steering::Static)):
+    /// a direct call, inlined, instead of a call through a pointer.
+    #[inline(always)]
+    pub(crate) fn on_failure_by(
+        &mut self,
+        failure: &Failure,
+        elapsed: Duration,
+        next: &impl Steer<D>,
+    ) -> Action {
+        match self.decide(failure, elapsed, next) {
             Ok(wait) => {
                 self.attempt = self.attempt.saturating_add(1);
                 self.last_failure = Some(*failure);
@@ -345,7 +368,13 @@ impl<D: Iterator<Item = Duration>, B: Budget> Decision<D, B> {
         }
     }
 
-    fn decide(&mut self, failure: &Failure, elapsed: Duration) -> Result<Duration, StopReason> {
+    #[inline(always)]
+    fn decide(
+        &mut self,
+        failure: &Failure,
+        elapsed: Duration,
+        next: &impl Steer<D>,
+    ) -> Result<Duration, StopReason> {
         self.last_wait = None;
         if self.cancelled {
             return Err(StopReason::Cancelled);
@@ -357,8 +386,7 @@ impl<D: Iterator<Item = Duration>, B: Budget> Decision<D, B> {
         if matches!(self.limits.max_attempts, Some(max) if self.attempt >= max) {
             return Err(StopReason::AttemptsExhausted);
         }
-        let scheduled =
-            self.steering.next_delay(&mut self.delays, failure).ok_or(StopReason::AttemptsExhausted)?;
+        let scheduled = next.take(&mut self.delays, failure).ok_or(StopReason::AttemptsExhausted)?;
         let hint_policy = self.limits.hint_policy;
         let wait = match failure.hint {
             None => scheduled,

@@ -67,7 +67,9 @@ macro_rules! retry_body {
             }
         };
         let parts = $parts;
-        let error_type = core::any::type_name::<E>();
+        // The error type's name, for `tracing`, named where it is used: a
+        // constant there, not a field of the future kept across awaits.
+        let error_type = || core::any::type_name::<E>();
         let make_error = <_ as $crate::TimeoutFor<E>>::make_error(parts.timeout);
         let mut stopwatch = parts.stopwatch::<E, _>(start, $clock);
         let mut decision = parts.decision();
@@ -86,7 +88,7 @@ macro_rules! retry_body {
                         None => {
                             parts.limiter.record(false);
                             let elapsed = stopwatch.elapsed($clock);
-                            let reason = parts.cut(&mut decision, last.as_ref(), error_type, cut, elapsed);
+                            let reason = parts.cut(&mut decision, last.as_ref(), error_type(), cut, elapsed);
                             return Err($crate::RetryError::cut(
                                 reason,
                                 decision.attempt(),
@@ -98,11 +100,20 @@ macro_rules! retry_body {
                     },
                 };
                 parts.limiter.record(failure.kind == $crate::ErrorKind::Throttled);
-                match parts.step(&mut decision, &error, error_type, failure, stopwatch.elapsed($clock)) {
+                match parts.step(
+                    &mut decision,
+                    &error,
+                    error_type(),
+                    failure,
+                    stopwatch.elapsed($clock),
+                    parts.next_delay(),
+                ) {
                     Ok(delay) => {
                         // Even a zero wait goes to the sleeper: on a runtime it yields.
                         $sleeper.sleep(delay).await;
-                        waited = waited.saturating_add(delay);
+                        if !delay.is_zero() {
+                            waited = waited.saturating_add(delay);
+                        }
                     }
                     Err(reason) => {
                         return Err($crate::RetryError::new(reason, decision.attempt(), waited, error))
@@ -118,15 +129,18 @@ macro_rules! retry_body {
                         let elapsed =
                             stopwatch.start().map_or(core::time::Duration::ZERO, |start| $clock.since(start));
                         let budget = decision.budget().metrics();
-                        parts.unsent(reason, attempts, last.as_ref(), error_type, elapsed, budget);
+                        parts.unsent(reason, attempts, last.as_ref(), error_type(), elapsed, budget);
                         let waited = waited.saturating_add(wait);
                         return Err($crate::RetryError::unsent(reason, attempts, waited, last));
                     }
                 }
             }
             let attempt = decision.attempt();
-            let elapsed = stopwatch.start().map_or(core::time::Duration::ZERO, |start| $clock.since(start));
-            let outcome = match parts.limits.attempt_limit(timeout, elapsed) {
+            // No start read means no deadline and no timeout: nothing to
+            // cut the attempt, and no clock to read for it.
+            let limit =
+                stopwatch.start().and_then(|start| parts.limits.attempt_limit(timeout, $clock.since(start)));
+            let outcome = match limit {
                 None => $op(attempt).await.map_err($crate::retry::future::Failed::Error),
                 Some(cut) => $crate::retry::future::timed($op(attempt), cut, $sleeper).await,
             };

@@ -9,6 +9,7 @@ use crate::classify::{Classifier, Failure};
 use crate::retry::event::{GiveUpEvent, Notify, RetryEvent};
 use crate::retry::instruments::Instruments;
 use crate::retry::limit::PolicyLimiter;
+use crate::retry::steering::{Static, Steer, Steering};
 use crate::retry::trace::TraceLevels;
 use crate::sleep::Clock;
 use crate::{Action, Decision, Limits, Schedule, StopReason, TimedOut};
@@ -45,12 +46,23 @@ impl<'a, S, C, N, B, T> Parts<'a, S, C, N, B, T> {
         S: Schedule,
         B: Budget,
     {
-        Decision::for_schedule(self.schedule, *self.limits, self.budget)
+        // The delays before the limits: each is then copied once, into place.
+        Decision::steered(self.schedule.delays(), *self.limits, self.budget, Steering::of::<S>())
+    }
+
+    /// The schedule's own steering, for [`step`](Parts::step) on a decision
+    /// of its delays: a function known at compile time.
+    #[inline(always)]
+    pub(crate) fn next_delay(&self) -> Static<S> {
+        Static::of()
     }
 
     /// One failed attempt, for every driver: decide, then tell the hooks,
     /// the tracing integration and the metrics. `Ok` is the wait before the next attempt.
-    /// `error_type` names the error's type for `tracing`.
+    /// `error_type` names the error's type for `tracing`. `next` takes the
+    /// scheduled delay: [`next_delay`](Parts::next_delay) for a decision of
+    /// the schedule's own delays (a direct call), else the decision's steering.
+    #[inline(always)]
     pub(crate) fn step<E, D, DB>(
         &self,
         decision: &mut Decision<D, DB>,
@@ -58,6 +70,7 @@ impl<'a, S, C, N, B, T> Parts<'a, S, C, N, B, T> {
         error_type: &'static str,
         failure: Failure,
         elapsed: Duration,
+        next: impl Steer<D>,
     ) -> Result<Duration, StopReason>
     where
         N: Notify<E>,
@@ -67,7 +80,7 @@ impl<'a, S, C, N, B, T> Parts<'a, S, C, N, B, T> {
     {
         let attempt = decision.attempt();
         let max_attempts = self.limits.max_attempts;
-        match decision.on_failure(&failure, elapsed) {
+        match decision.on_failure_by(&failure, elapsed, &next) {
             Action::Retry(delay) => {
                 let budget = decision.budget().metrics();
                 let event = RetryEvent { attempt, max_attempts, delay, error, failure, elapsed, budget };

@@ -28,12 +28,47 @@ impl<D: Iterator<Item = Duration>> Steering<D> {
 
 impl<D: Iterator<Item = Duration>> Steering<D> {
     /// The wait after `failure`, taken from `delays`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn next_delay(&self, delays: &mut D, failure: &Failure) -> Option<Duration> {
         match self.next {
             None => delays.next(),
             Some(next) => next(delays, failure),
         }
+    }
+}
+
+/// Takes the wait after a failure from a decision's delays: a [`Steering`]
+/// through its pointers, or [`Static`], a schedule's own function known at
+/// compile time.
+pub(crate) trait Steer<D> {
+    /// The wait after `failure`, taken from `delays`; `None` ends the retrying.
+    fn take(&self, delays: &mut D, failure: &Failure) -> Option<Duration>;
+}
+
+impl<D: Iterator<Item = Duration>> Steer<D> for Steering<D> {
+    #[inline(always)]
+    fn take(&self, delays: &mut D, failure: &Failure) -> Option<Duration> {
+        self.next_delay(delays, failure)
+    }
+}
+
+/// The steering of the schedule type `S` as a direct call, for the drivers
+/// of a policy, whose decisions are made for `S` and steered as `S` says
+/// ([`Steering::of`] points to the same function): inlined into the retry
+/// loop, a constant delay costs a compare and a copy.
+pub(crate) struct Static<S>(core::marker::PhantomData<fn() -> S>);
+
+impl<S> Static<S> {
+    /// The steering of `S`.
+    pub(crate) const fn of() -> Self {
+        Static(core::marker::PhantomData)
+    }
+}
+
+impl<S: Schedule> Steer<S::Delays> for Static<S> {
+    #[inline(always)]
+    fn take(&self, delays: &mut S::Delays, failure: &Failure) -> Option<Duration> {
+        S::next_delay(delays, failure)
     }
 }
 

@@ -48,6 +48,10 @@ pub struct Backoff {
     pub(crate) granularity_ns: f64,
     /// What producing a delay reads, compiled once.
     pub(crate) plan: Plan,
+    /// Whether a delay depends on the generator's draws ([`Plan::jittered`]):
+    /// without, [`delays`](Backoff::delays) does not seed.
+    #[cfg(feature = "std")]
+    pub(crate) jittered: bool,
 }
 
 impl Backoff {
@@ -130,15 +134,20 @@ impl Backoff {
     }
 
     /// The delays of one operation, with a generator seeded from the explicit
-    /// seed if one was set, or else from OS entropy.
+    /// seed if one was set, or else from OS entropy. Delays without jitter
+    /// (`constant`, or no randomization) never draw: their generator is
+    /// seeded only if [`Delays::into_rng`] asks for it.
     #[cfg(feature = "std")]
     #[inline]
     pub fn delays(&self) -> Delays<FastRng> {
-        let rng = match self.seed {
-            Some(seed) => FastRng::seed(seed),
-            None => FastRng::from_entropy(),
+        // One construction after the branches, so the plan is copied once,
+        // straight into place.
+        let (rng, seed_later): (FastRng, Option<fn() -> FastRng>) = match self.seed {
+            Some(seed) => (FastRng::seed(seed), None),
+            None if !self.jittered => (FastRng::seed(0), Some(FastRng::from_entropy)),
+            None => (FastRng::from_entropy(), None),
         };
-        Delays::new(self.plan, rng)
+        Delays::with_seed_later(self.plan, rng, seed_later)
     }
 
     /// The delays of one operation, drawing from a generator seeded with `seed`.
@@ -344,8 +353,14 @@ impl BackoffBuilder {
             interval_cap_ns,
             granularity_ns,
             plan: Plan::ZERO,
+            #[cfg(feature = "std")]
+            jittered: true,
         };
         backoff.plan = Plan::new(&backoff);
+        #[cfg(feature = "std")]
+        {
+            backoff.jittered = backoff.plan.jittered();
+        }
         Ok(backoff)
     }
 }
@@ -420,5 +435,31 @@ mod tests {
             .build()
             .unwrap();
         assert_eq!(b.to_builder().build().unwrap(), b);
+    }
+
+    #[cfg(feature = "std")]
+    #[test]
+    fn delays_without_jitter_seed_only_when_their_generator_is_taken() {
+        let unjittered = [
+            Backoff::builder(Strategy::Constant),
+            Backoff::builder(Strategy::Exponential),
+            Backoff::builder(Strategy::Proportional).with_factor(0.0),
+        ];
+        for builder in unjittered {
+            let b = builder.with_base(Duration::from_millis(100)).with_max_attempts(6).build().unwrap();
+            assert!(!b.jittered, "{:?}", b.strategy());
+            // No draw changes a delay: the same as from any seed.
+            assert_eq!(b.delays().collect::<Vec<_>>(), b.delays_seeded(7).collect::<Vec<_>>());
+            // The generator, when taken, is seeded from entropy all the same.
+            let mut taken = b.delays();
+            taken.next();
+            assert_ne!(taken.into_rng(), b.delays().into_rng(), "{:?}", b.strategy());
+        }
+        let jittered = Backoff::builder(Strategy::Full).build().unwrap();
+        assert!(jittered.jittered);
+        assert_ne!(jittered.delays().into_rng(), jittered.delays().into_rng());
+        // An explicit seed is kept, jitter or not.
+        let seeded = Backoff::builder(Strategy::Constant).with_seed(7).build().unwrap();
+        assert_eq!(seeded.delays().into_rng(), FastRng::seed(7));
     }
 }

@@ -25,12 +25,26 @@ pub struct Delays<R = FastRng> {
     interval: f64,
     /// `decorrelated`: the previous delay in nanoseconds; `smooth`: the previous draw.
     previous: f64,
+    /// How to seed the generator when it is asked for, if it has not been:
+    /// delays without jitter never read it, so a schedule's own generator
+    /// is seeded only if [`into_rng`](Delays::into_rng) takes it.
+    seed_later: Option<fn() -> R>,
 }
 
 impl<R: Rng> Delays<R> {
     #[inline]
     pub(crate) fn new(plan: Plan, rng: R) -> Self {
-        Delays { plan, rng, taken: 0, interval: plan.first, previous: plan.base }
+        Delays { plan, rng, taken: 0, interval: plan.first, previous: plan.base, seed_later: None }
+    }
+
+    /// Delays drawing from `rng`, or, with `seed_later` (only for a plan
+    /// without jitter, which never draws), from the generator `seed_later`
+    /// makes when it is asked for; `rng` then only fills the place.
+    #[cfg(feature = "std")]
+    #[inline]
+    pub(crate) fn with_seed_later(plan: Plan, rng: R, seed_later: Option<fn() -> R>) -> Self {
+        debug_assert!(seed_later.is_none() || !plan.jittered());
+        Delays { plan, rng, taken: 0, interval: plan.first, previous: plan.base, seed_later }
     }
 
     /// Starts the schedule over from retry 1, as google-http-java-client's
@@ -48,27 +62,20 @@ impl<R: Rng> Delays<R> {
         u32::try_from(self.taken).unwrap_or(u32::MAX)
     }
 
-    /// The generator, to reuse its state elsewhere.
-    pub fn into_rng(self) -> R {
-        self.rng
-    }
-}
-
-impl<R: Rng> Iterator for Delays<R> {
-    type Item = Duration;
-
-    #[inline]
-    fn next(&mut self) -> Option<Duration> {
+    /// The delay `taken` of a shape other than constant: a few float
+    /// operations and one draw. Only the linear shapes read the interval
+    /// (the others neither grow nor keep it). Inlined too: a sequence of
+    /// jittered delays pays no call per delay.
+    #[inline(always)]
+    fn draw(&mut self) -> Duration {
         let p = &self.plan;
-        if self.taken >= p.delays {
-            return None;
-        }
-        self.taken += 1;
-        let x = self.interval;
-        self.interval = p.next_interval(x);
         let ns = match p.shape {
-            Shape::Linear { a, b } => min(x * (a + b * self.rng.next_f64()), p.delay_cap),
-            Shape::Constant(base) => return Some(base),
+            Shape::Constant(base) => return base,
+            Shape::Linear { a, b } => {
+                let x = self.interval;
+                self.interval = p.next_interval(x);
+                min(x * (a + b * self.rng.next_f64()), p.delay_cap)
+            }
             Shape::Decorrelated => {
                 let upper = 3.0 * self.previous;
                 let d = min(p.base + (upper - p.base) * self.rng.next_f64(), p.max);
@@ -83,7 +90,34 @@ impl<R: Rng> Iterator for Delays<R> {
                 min(d, p.max)
             }
         };
-        Some(p.duration_of(ns))
+        p.duration_of(ns)
+    }
+
+    /// The generator, to reuse its state elsewhere.
+    pub fn into_rng(self) -> R {
+        match self.seed_later {
+            Some(seed) => seed(),
+            None => self.rng,
+        }
+    }
+}
+
+impl<R: Rng> Iterator for Delays<R> {
+    type Item = Duration;
+
+    // A countdown and, for a constant delay, a copy: small enough to inline
+    // into a retry loop, which takes one delay per failure. The other shapes
+    // draw in `draw`.
+    #[inline(always)]
+    fn next(&mut self) -> Option<Duration> {
+        if self.taken >= self.plan.delays {
+            return None;
+        }
+        self.taken += 1;
+        match self.plan.shape {
+            Shape::Constant(base) => Some(base),
+            _ => Some(self.draw()),
+        }
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {

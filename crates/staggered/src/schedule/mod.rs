@@ -90,6 +90,7 @@ pub trait Schedule {
     /// `delays`. The default ignores the failure and takes the next delay;
     /// [`ByKind`](crate::compose::ByKind) chooses by the failure's kind.
     /// `None` ends the retrying.
+    #[inline(always)]
     fn next_delay(delays: &mut Self::Delays, failure: &Failure) -> Option<Duration>
     where
         Self: Sized,
@@ -178,6 +179,7 @@ where
 impl Schedule for crate::Backoff {
     type Delays = crate::Delays<crate::FastRng>;
 
+    #[inline]
     fn delays(&self) -> Self::Delays {
         crate::Backoff::delays(self)
     }

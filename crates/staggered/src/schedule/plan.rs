@@ -106,6 +106,17 @@ impl Plan {
         plan
     }
 
+    /// Whether a delay depends on the draws: not for a constant delay, nor
+    /// for a linear shape without jitter (`x * (a + 0 * u)` is `x * a`).
+    #[cfg(feature = "std")]
+    pub(crate) fn jittered(&self) -> bool {
+        match self.shape {
+            Shape::Constant(_) => false,
+            Shape::Linear { b, .. } => b != 0.0,
+            Shape::Decorrelated | Shape::Smooth { .. } => true,
+        }
+    }
+
     /// `x(r+1)` from `x(r)`: multiply, truncate to the granularity, cap. The
     /// cap absorbs an infinite product, so nothing overflows at any retry.
     #[inline]

@@ -185,7 +185,8 @@ where
         let limits = self.limits;
         let decision = self.decision.get_or_insert_with(|| decision(limits));
         let parts = policy.parts_with(&self.limits);
-        let delay = parts.step(decision, error, error_type, failure, clock.since(start))?;
+        let steering = decision.steering();
+        let delay = parts.step(decision, error, error_type, failure, clock.since(start), steering)?;
         self.attempt = decision.attempt();
         self.waited = self.waited.saturating_add(delay);
         Ok(delay)
