@@ -6,6 +6,7 @@
 #   crates/bench/callgrind.sh backon                   # some rows (and their staggered equivalents)
 #   crates/bench/callgrind.sh --bench retry_loop       # retry_loop: all rows, Ir per call
 #   crates/bench/callgrind.sh --bench retry_loop async-ok-staggered
+#   crates/bench/callgrind.sh --bench limiter          # limiter: Ir per attempt
 #   FEATURES=staggered/metrics crates/bench/callgrind.sh --bench retry_loop   # with a staggered feature on
 #
 # Each row runs twice under callgrind, SMALL and LARGE times (sequences of 10
@@ -22,13 +23,14 @@ set -euo pipefail
 
 bench=schedules
 if [ "${1:-}" = "--bench" ]; then
-    bench=${2:?"callgrind.sh: --bench needs schedules or retry_loop"}
+    bench=${2:?"callgrind.sh: --bench needs schedules, retry_loop or limiter"}
     shift 2
 fi
 case $bench in
     schedules) flag=--sequences units=10 unit=delay ;;
     retry_loop) flag=--calls units=1 unit=call ;;
-    *) echo "callgrind.sh: no bench named $bench (schedules, retry_loop)" >&2; exit 2 ;;
+    limiter) flag=--calls units=1 unit=attempt ;;
+    *) echo "callgrind.sh: no bench named $bench (schedules, retry_loop, limiter)" >&2; exit 2 ;;
 esac
 SMALL=${SMALL:-1000}
 LARGE=${LARGE:-11000}

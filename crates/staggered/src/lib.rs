@@ -118,6 +118,11 @@
 //! hint does is a [`HintPolicy`]: ours, the AWS SDKs' or gRPC's) and the
 //! [`budget`]; the drivers only sleep and call.
 //!
+//! A client that a server throttles (HTTP 429, gRPC `RESOURCE_EXHAUSTED`)
+//! also needs to send slower: [`RetryPolicy::with_rate_limiter`] puts an
+//! [`AdaptiveLimiter`] (the AWS SDKs' adaptive retry mode, see [`limiter`])
+//! in front of every attempt of every driver, the first attempt included.
+//!
 //! # Classifying
 //! One vocabulary for every driver (see [`classify`]): a [`Classifier`]
 //! classifies errors, and any `Fn(&E) -> Failure` is one ([`classify_io`](classify::io::classify_io),
@@ -237,7 +242,8 @@
 //!
 //! # Crate features
 //! - `std` (default): entropy seeding, [`Backoff::delays`] and [`Schedule`]
-//!   for [`Backoff`], the blocking driver, the budgets, HTTP-date hints.
+//!   for [`Backoff`], the blocking driver, the budgets, the adaptive
+//!   [`limiter`], HTTP-date hints.
 //!   Without it the crate is `no_std`; seed explicitly.
 //! - `tokio` (default): the async driver's default timer and clock
 //!   ([`sleep::TokioSleeper`], [`sleep::TokioClock`]), which honour tokio's
@@ -269,8 +275,8 @@
 //!
 //! Runnable programs are in `examples/`: `blocking`, `tokio`,
 //! `spawned_state`, `shared_budget`, `toml_config`, `tower_stack`,
-//! `reqwest_retry_after`, `tonic_retry`, `tracing_events` and `metrics` (`cargo run -p
-//! staggered --example NAME --all-features`).
+//! `reqwest_retry_after`, `tonic_retry`, `tracing_events`, `metrics` and
+//! `adaptive_limiter` (`cargo run -p staggered --example NAME --all-features`).
 //!
 //! # The guide
 
@@ -381,6 +387,9 @@ mod guide {
     /// "Budgets".
     #[doc = include_str!("../../../docs/budgets.md")]
     pub struct Budgets;
+    /// "Adaptive rate limiting".
+    #[doc = include_str!("../../../docs/adaptive.md")]
+    pub struct Adaptive;
     /// "gRPC with tonic".
     #[cfg(feature = "tonic")]
     #[doc = include_str!("../../../docs/grpc.md")]

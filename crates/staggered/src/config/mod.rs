@@ -1,5 +1,5 @@
 //! Retry settings from a file (feature `serde`): a schedule, limits, a
-//! classification and a budget, in TOML or JSON with human durations.
+//! classification, a budget and a rate limiter, in TOML or JSON with human durations.
 //!
 //! ```
 //! use std::time::Duration;
@@ -25,6 +25,9 @@
 //!     [budget]
 //!     kind = "token_bucket"
 //!     capacity = 100
+//!
+//!     [rate_limiter]                # the AWS SDKs' adaptive mode; {} for the defaults
+//!     min_rate = 1.0
 //! "#)?;
 //! let backoff = config.backoff()?;
 //! assert_eq!((backoff.strategy(), backoff.base()), (Strategy::Full, Duration::from_millis(250)));
@@ -34,6 +37,7 @@
 //! // budget and, for async operations and the HTTP integrations, the timeout.
 //! let policy = config.async_policy()?;
 //! assert_eq!(policy.classifier().http().status_kind(501), Some(ErrorKind::Permanent));
+//! assert!(policy.rate_limiter().and_then(|limiter| limiter.metrics()).is_some_and(|m| !m.enabled));
 //! // A blocking call cannot be cut: the timeout is refused, not dropped.
 //! assert_eq!(config.policy().unwrap_err().field(), "limits.attempt_timeout");
 //!
@@ -58,6 +62,7 @@ mod duration;
 mod error;
 mod fields;
 mod locate;
+mod rate_limiter;
 mod read;
 
 use core::time::Duration;
@@ -69,6 +74,7 @@ pub use budget::{AnyBudget, BudgetConfig};
 pub use duration::{format_duration, parse_duration, DurationError};
 pub use error::{LoadError, LoadErrorKind};
 pub use fields::AttemptLimit;
+pub use rate_limiter::RateLimiterConfig;
 
 use fields::{opt_duration, opt_name};
 
@@ -95,6 +101,9 @@ pub struct RetryConfig {
     /// A shared retry budget, if any.
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "read::optional_section")]
     pub budget: Option<BudgetConfig>,
+    /// A client-side adaptive rate limiter, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "read::optional_section")]
+    pub rate_limiter: Option<RateLimiterConfig>,
 }
 
 /// The `schedule` section: a [`Preset`] or a [`Strategy`] with its
@@ -249,6 +258,7 @@ impl RetryConfig {
         self.limits()?;
         self.classification.validate()?;
         self.budget()?;
+        self.rate_limiter()?;
         Ok(())
     }
 
@@ -306,9 +316,19 @@ impl RetryConfig {
         self.budget.as_ref().map(BudgetConfig::build).transpose()
     }
 
+    /// The adaptive rate limiter, if the configuration has one. Build it
+    /// once per client and share it: each call makes a new limiter.
+    ///
+    /// # Errors
+    /// A [`LoadError`] such as `rate_limiter.beta: invalid beta 1: must be less than 1`.
+    pub fn rate_limiter(&self) -> Result<Option<crate::AdaptiveLimiter>, LoadError> {
+        self.rate_limiter.as_ref().map(RateLimiterConfig::build).transpose()
+    }
+
     /// A [`RetryPolicy`] with everything the file says: the schedule, the
     /// limits, the classification (as [`DefaultRules`] with the file's
-    /// status lists) and the budget. For blocking calls: a per-attempt
+    /// status lists), the budget and the rate limiter (see
+    /// [`RetryPolicy::rate_limiter`] for its metrics). For blocking calls: a per-attempt
     /// timeout cannot cut a blocking call, so a file with one is refused
     /// here rather than silently dropped; load it with
     /// [`async_policy`](Self::async_policy).
@@ -371,6 +391,9 @@ impl RetryConfig {
         // driver (the HTTP integrations honour longer hints).
         if let Some(max_hint) = self.limits.max_hint {
             policy = policy.with_max_hint(max_hint);
+        }
+        if let Some(limiter) = self.rate_limiter()? {
+            policy = policy.with_rate_limiter(limiter);
         }
         Ok(policy)
     }

@@ -9,6 +9,7 @@ use serde::de::{value::MapAccessDeserializer, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 
 use super::budget::BudgetFields;
+use super::rate_limiter::RateLimiterConfig;
 use super::{
     locate, ClassificationConfig, LimitsConfig, LoadError, LoadErrorKind, RetryConfig, ScheduleConfig,
 };
@@ -34,6 +35,8 @@ struct RawConfig {
     classification: ClassificationConfig,
     #[serde(default, deserialize_with = "optional_section")]
     budget: Option<BudgetFields>,
+    #[serde(default, deserialize_with = "optional_section")]
+    rate_limiter: Option<RateLimiterConfig>,
 }
 
 /// The top level: a table (TOML's always is) or a JSON object, never an
@@ -79,6 +82,7 @@ pub(super) fn read(text: &str, format: Format) -> Result<RetryConfig, LoadError>
                 limits: raw.limits,
                 classification: raw.classification,
                 budget,
+                rate_limiter: raw.rate_limiter,
             };
             config.validate().map(|()| config)
         });

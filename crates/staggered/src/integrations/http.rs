@@ -83,14 +83,23 @@ pub fn hint(headers: &HeaderMap, now: SystemTime) -> Option<Hint> {
 
 impl ClassifyHttp {
     /// Classifies a response from its status and headers: `None` for a
-    /// success, otherwise the failure with the headers' hint.
+    /// success, otherwise the failure with the headers' hint. A 503 that
+    /// carries a hint to come back later is the server shedding load, as
+    /// a 429 is: [`Throttled`](ErrorKind::Throttled) (what a rate limiter
+    /// and the budgets that tell throttling apart go by).
     pub fn classify_parts(&self, status: StatusCode, headers: &HeaderMap) -> Option<Failure> {
         let kind = self.status_kind(status.as_u16())?;
-        let failure = Failure::new(kind);
-        Some(match kind {
-            ErrorKind::Permanent => failure,
-            _ => failure.with_optional_hint(hint(headers, SystemTime::now())),
-        })
+        if kind == ErrorKind::Permanent {
+            return Some(Failure::new(kind));
+        }
+        let hint = hint(headers, SystemTime::now());
+        let kind = match (status, hint) {
+            (StatusCode::SERVICE_UNAVAILABLE, Some(Hint::After(_))) if kind == ErrorKind::Transient => {
+                ErrorKind::Throttled
+            }
+            _ => kind,
+        };
+        Some(Failure::new(kind).with_optional_hint(hint))
     }
 
     /// Writes `HTTP 503 Service Unavailable`.

@@ -293,7 +293,19 @@ where
         let timeout = <T as TimeoutFor<TimedOut>>::timeout(&policy.timeout);
         let mut attempts = Attempts::start(policy, timeout, &self.clock);
         let mut request = request;
+        // The previous attempt's outcome, returned if the rate limiter has no
+        // token for the next one before the deadline.
+        let mut previous: Option<FailedAttempt<Response, Error>> = None;
         loop {
+            if let Err(reason) = attempts.acquire(policy, &self.sleeper, &self.clock).await {
+                let (attempt, waited) = (attempts.attempt().saturating_sub(1), attempts.waited());
+                return match previous {
+                    Some(failed) => {
+                        failed.into_result().map(|response| report(response, attempt, waited, Some(reason)))
+                    }
+                    None => Err(Error::middleware(TimedOut { after: attempts.time_left(&self.clock) })),
+                };
+            }
             let limit = attempts.attempt_limit(&self.clock);
             let sent = next.clone().run(request, extensions);
             let outcome = match limit {
@@ -308,12 +320,14 @@ where
             };
             let (failed, failure) = match outcome {
                 Judged::Success(result) => {
+                    policy.limiter.record(false);
                     attempts.on_success(policy);
                     return result
                         .map(|response| report(response, attempts.attempt(), attempts.waited(), None));
                 }
                 Judged::Failed(failed, failure) => (failed, failure),
             };
+            policy.limiter.record(failure.kind == ErrorKind::Throttled);
             let Some(next_request) = spare.take() else {
                 let stopped = (failure.kind == ErrorKind::Permanent).then_some(StopReason::Permanent);
                 return failed.into_result().map(|response| report(response, 1, Duration::ZERO, stopped));
@@ -322,8 +336,9 @@ where
             let error_type = failed.type_name();
             match attempts.on_failure(policy, &self.clock, &failed, error_type, failure, decision) {
                 Ok(delay) => {
-                    // Free the failed response's connection before waiting.
-                    drop(failed);
+                    // Free the failed response's connection before waiting,
+                    // unless a rate limiter may need it to give up with.
+                    previous = policy.limiter.is_set().then_some(failed);
                     self.sleeper.sleep(delay).await;
                     spare = next_request.try_clone();
                     request = next_request;

@@ -69,10 +69,12 @@ struct Inner<K: Clock> {
     /// Set by the first throttle, never cleared: until then attempts skip the
     /// lock entirely.
     enabled: AtomicBool,
-    /// Successful responses not yet entered into the state (see [`AdaptiveLimiter::settle`]).
-    pending: AtomicU64,
-    /// While disabled, enter the pending responses once there are this many:
-    /// about an eighth of a rate bucket's worth at the measured rate.
+    /// Successful responses counted so far (see [`AdaptiveLimiter::record_response`]):
+    /// only ever counted up, so that a lost race loses a count and never
+    /// enters one twice.
+    responses: AtomicU64,
+    /// Enter the counted responses once `responses` reaches this: about an
+    /// eighth of a rate bucket's worth past the last entry, at the measured rate.
     settle_at: AtomicU64,
     state: Mutex<State>,
     waits: AtomicU64,
@@ -85,6 +87,8 @@ struct State {
     cubic: Cubic,
     bucket: FillBucket,
     throttles: u64,
+    /// The value of `responses` last entered.
+    entered: u64,
 }
 
 /// A snapshot of an [`AdaptiveLimiter`], for metrics and logs.
@@ -254,6 +258,7 @@ impl AdaptiveLimiterBuilder {
             cubic: Cubic::new(self.scale_constant, self.beta, 0.0, 0.0),
             bucket: FillBucket::new(1.0, self.min_rate, 0.0),
             throttles: 0,
+            entered: 0,
         };
         Ok(AdaptiveLimiter {
             inner: Arc::new(Inner {
@@ -261,7 +266,7 @@ impl AdaptiveLimiterBuilder {
                 origin,
                 config: self,
                 enabled: AtomicBool::new(false),
-                pending: AtomicU64::new(0),
+                responses: AtomicU64::new(0),
                 settle_at: AtomicU64::new(1),
                 state: Mutex::new(state),
                 waits: AtomicU64::new(0),
@@ -343,7 +348,7 @@ impl<K: Clock> AdaptiveLimiter<K> {
     fn try_acquire_enabled(&self) -> Result<(), Duration> {
         let now = self.now();
         let mut state = self.state();
-        if self.inner.pending.load(Ordering::Relaxed) >= self.inner.settle_at.load(Ordering::Relaxed) {
+        if self.inner.responses.load(Ordering::Relaxed) >= self.inner.settle_at.load(Ordering::Relaxed) {
             self.settle(&mut state, now);
         }
         // The wait is rounded up, so that after it the token is there.
@@ -376,7 +381,10 @@ impl<K: Clock> AdaptiveLimiter<K> {
         self.count_wait(waited);
     }
 
-    fn count_wait(&self, waited: Duration) {
+    /// Counts an attempt that waited `waited` for its token, for
+    /// [`metrics`](AdaptiveLimiter::metrics) (a driver that waits itself, through
+    /// [`try_acquire`](AdaptiveLimiter::try_acquire), reports here).
+    pub(crate) fn count_wait(&self, waited: Duration) {
         if !waited.is_zero() {
             self.inner.waits.fetch_add(1, Ordering::Relaxed);
             let nanos = u64::try_from(waited.as_nanos()).unwrap_or(u64::MAX);
@@ -391,14 +399,21 @@ impl<K: Clock> AdaptiveLimiter<K> {
     /// throttle cuts the fill rate (and turns the limiter on), any other
     /// response moves it along the curve.
     ///
-    /// A throttle is entered at once. Other responses are counted here with
-    /// one atomic add, and entered together, dated when they are entered,
-    /// once about an eighth of a rate bucket's worth has gathered at the
-    /// measured rate: every response at low rates, one batch in many at high
-    /// rates. That keeps the clock and the lock off the path of a successful
-    /// attempt when a client sends fast, at the price of dating a success up
-    /// to an eighth of a bucket late; a throttle and [`metrics`](AdaptiveLimiter::metrics)
-    /// enter whatever has gathered first.
+    /// A throttle is entered at once. Other responses are only counted
+    /// here, and entered together, dated when they are entered, once about
+    /// an eighth of a rate bucket's worth has gathered at the measured rate:
+    /// every response at low rates, one batch in many at high rates. That
+    /// keeps the clock and the lock off the path of a successful attempt
+    /// when a client sends fast, at the price of dating a success up to an
+    /// eighth of a bucket late; a throttle and
+    /// [`metrics`](AdaptiveLimiter::metrics) enter whatever has gathered first.
+    ///
+    /// Once enabled, the count is an atomic add. While disabled it is a
+    /// plain load and store (a fraction of the add's cost, on the path of
+    /// every attempt of a client that is never throttled): two threads
+    /// counting in the same few nanoseconds may count one response between
+    /// them. At real request rates such collisions are rare, and while
+    /// disabled the count only sets the rate the first throttle cuts from.
     #[inline]
     pub fn record_response(&self, throttled: bool) {
         if throttled {
@@ -406,11 +421,23 @@ impl<K: Clock> AdaptiveLimiter<K> {
             return;
         }
         let inner = &self.inner;
-        let pending = inner.pending.fetch_add(1, Ordering::Relaxed).wrapping_add(1);
-        if pending >= inner.settle_at.load(Ordering::Relaxed) {
-            let now = self.now();
-            self.settle(&mut self.state(), now);
+        let responses = if inner.enabled.load(Ordering::Relaxed) {
+            inner.responses.fetch_add(1, Ordering::Relaxed).wrapping_add(1)
+        } else {
+            let responses = inner.responses.load(Ordering::Relaxed).wrapping_add(1);
+            inner.responses.store(responses, Ordering::Relaxed);
+            responses
+        };
+        if responses >= inner.settle_at.load(Ordering::Relaxed) {
+            self.record_gathered();
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn record_gathered(&self) {
+        let now = self.now();
+        self.settle(&mut self.state(), now);
     }
 
     fn record_throttle(&self) {
@@ -431,15 +458,19 @@ impl<K: Clock> AdaptiveLimiter<K> {
     /// they all arrived `now`: the meter counts them, and the fill rate
     /// follows the curve.
     fn settle(&self, state: &mut State, now: f64) {
-        let responses = self.inner.pending.swap(0, Ordering::AcqRel);
+        let total = self.inner.responses.load(Ordering::Acquire);
+        // A count that went back (a lost race) enters nothing until it passes
+        // what was entered: responses are lost, never entered twice.
+        let responses = total.saturating_sub(state.entered);
         if responses > 0 {
+            state.entered = total;
             let measured = state.meter.record(responses, now);
             let rate = state.cubic.on_success(now);
             self.set_rate(state, rate, measured, now);
             let rate_now = measured.max(state.meter.open_rate(now));
             let batch = rate_now * self.inner.config.rate_bucket.as_secs_f64() / 8.0;
             // `as` saturates: NaN and negatives give 0, then 1.
-            self.inner.settle_at.store((batch as u64).max(1), Ordering::Relaxed);
+            self.inner.settle_at.store(total.saturating_add((batch as u64).max(1)), Ordering::Relaxed);
         }
     }
 

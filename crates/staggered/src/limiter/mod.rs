@@ -32,3 +32,55 @@ mod cubic;
 mod meter;
 
 pub use adaptive::{AdaptiveLimiter, AdaptiveLimiterBuilder, LimiterMetrics};
+
+use core::time::Duration;
+
+/// A client-side rate limiter the retry drivers take a token from before
+/// every attempt (the first included) and report every response to. Give
+/// one to a policy with [`RetryPolicy::with_rate_limiter`](crate::RetryPolicy::with_rate_limiter);
+/// [`AdaptiveLimiter`] is the one this crate offers.
+pub trait RateLimit: Send + Sync {
+    /// Takes a token for an attempt about to be sent, or says how long to
+    /// wait before asking again.
+    fn try_acquire(&self) -> Result<(), Duration>;
+
+    /// Records the response to an attempt: `throttled` if the server said
+    /// to slow down (the classifier's [`ErrorKind::Throttled`](crate::ErrorKind::Throttled)).
+    fn record_response(&self, throttled: bool);
+
+    /// Records that an attempt waited `waited` in all for its token, for
+    /// metrics. Does nothing unless implemented.
+    fn record_wait(&self, waited: Duration) {
+        let _ = waited;
+    }
+
+    /// A snapshot of the limiter's state, if it keeps one (an
+    /// [`AdaptiveLimiter`] does).
+    fn metrics(&self) -> Option<LimiterMetrics> {
+        None
+    }
+}
+
+impl<K> RateLimit for AdaptiveLimiter<K>
+where
+    K: crate::sleep::Clock + Send + Sync,
+    K::Instant: Send + Sync,
+{
+    #[inline]
+    fn try_acquire(&self) -> Result<(), Duration> {
+        AdaptiveLimiter::try_acquire(self)
+    }
+
+    #[inline]
+    fn record_response(&self, throttled: bool) {
+        AdaptiveLimiter::record_response(self, throttled);
+    }
+
+    fn record_wait(&self, waited: Duration) {
+        self.count_wait(waited);
+    }
+
+    fn metrics(&self) -> Option<LimiterMetrics> {
+        Some(AdaptiveLimiter::metrics(self))
+    }
+}

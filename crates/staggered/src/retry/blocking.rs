@@ -8,12 +8,12 @@
 use core::time::Duration;
 
 use crate::budget::Budget;
-use crate::classify::Classifier;
+use crate::classify::{Classifier, ErrorKind};
 use crate::retry::event::Notify;
 use crate::retry::parts::Parts;
 use crate::retry::timeout::CanBlock;
 use crate::sleep::{BlockingSleeper, Clock};
-use crate::{Retried, RetryError, RetryPolicy, Schedule};
+use crate::{Retried, RetryError, RetryPolicy, Schedule, StopReason};
 
 impl<S: Schedule, C, N, B: Budget, T> RetryPolicy<S, C, N, B, T> {
     /// Calls `op` (given the attempt number, from 1) until it succeeds or the
@@ -34,9 +34,7 @@ impl<S: Schedule, C, N, B: Budget, T> RetryPolicy<S, C, N, B, T> {
         T: CanBlock,
         E: core::fmt::Display,
     {
-        self.parts()
-            .run_blocking(op, &crate::sleep::StdSleeper, &crate::sleep::StdClock)
-            .map(|done| done.value)
+        self.run_with(op, &crate::sleep::StdSleeper, &crate::sleep::StdClock).map(|done| done.value)
     }
 
     /// Like [`call`](RetryPolicy::call), returning the attempts made and the
@@ -54,7 +52,7 @@ impl<S: Schedule, C, N, B: Budget, T> RetryPolicy<S, C, N, B, T> {
         T: CanBlock,
         E: core::fmt::Display,
     {
-        self.parts().run_blocking(op, &crate::sleep::StdSleeper, &crate::sleep::StdClock)
+        self.run_with(op, &crate::sleep::StdSleeper, &crate::sleep::StdClock)
     }
 
     /// Like [`run`](RetryPolicy::run), waiting with `sleeper` and reading
@@ -74,6 +72,9 @@ impl<S: Schedule, C, N, B: Budget, T> RetryPolicy<S, C, N, B, T> {
         Z: BlockingSleeper + ?Sized,
         K: Clock + ?Sized,
     {
+        if self.limiter.is_set() {
+            return self.parts().run_blocking_limited(op, sleeper, clock);
+        }
         self.parts().run_blocking(op, sleeper, clock)
     }
 }
@@ -104,18 +105,77 @@ impl<S: Schedule, C, N, B: Budget, T> Parts<'_, S, C, N, B, T> {
                 self.instruments.first_try_success();
                 Ok(Retried { value, attempts: 1, waited: Duration::ZERO })
             }
-            Err(error) => self.retry_blocking(op, error, start, sleeper, clock),
+            Err(error) => self.retry_blocking(op, error, start, Duration::ZERO, sleeper, clock),
         }
     }
 
+    /// [`run_blocking`](Parts::run_blocking) for a policy with a rate
+    /// limiter, which takes a token before attempt 1 too. The callers choose
+    /// before they gather the parts, so that a policy without a limiter
+    /// pays one branch for it.
+    #[inline(never)]
+    pub(crate) fn run_blocking_limited<R, E, F, Z, K>(
+        self,
+        mut op: F,
+        sleeper: &Z,
+        clock: &K,
+    ) -> Result<Retried<R>, RetryError<E>>
+    where
+        F: FnMut(u32) -> Result<R, E>,
+        C: Classifier<E>,
+        N: Notify<E>,
+        E: core::fmt::Display,
+        Z: BlockingSleeper + ?Sized,
+        K: Clock + ?Sized,
+    {
+        let start = self.limits.deadline.map(|_| clock.now());
+        self.budget.record_request();
+        let waited = match self.limiter.acquire_blocking(self.limits, start, sleeper, clock) {
+            Ok(waited) => waited,
+            Err((reason, waited)) => return Err(self.unsent_blocking(reason, 0, waited, None, start, clock)),
+        };
+        match op(1) {
+            Ok(value) => {
+                self.limiter.record(false);
+                self.budget.deposit(1, None);
+                self.instruments.first_try_success();
+                Ok(Retried { value, attempts: 1, waited })
+            }
+            Err(error) => self.retry_blocking(op, error, start, waited, sleeper, clock),
+        }
+    }
+
+    /// No token before the deadline for the attempt after `attempts`.
+    #[cold]
+    fn unsent_blocking<E, K>(
+        self,
+        reason: StopReason,
+        attempts: u32,
+        waited: Duration,
+        previous: Option<E>,
+        start: Option<K::Instant>,
+        clock: &K,
+    ) -> RetryError<E>
+    where
+        N: Notify<E>,
+        E: core::fmt::Display,
+        K: Clock + ?Sized,
+    {
+        let elapsed = start.map_or(Duration::ZERO, |start| clock.since(start));
+        let budget = self.budget.metrics();
+        self.unsent(reason, attempts, previous.as_ref(), core::any::type_name::<E>(), elapsed, budget);
+        RetryError::unsent(reason, attempts, waited, previous)
+    }
+
     /// Everything after a failed first attempt, out of line so the success
-    /// path stays a call and a branch.
+    /// path stays a call and a branch. `waited`: for attempt 1's token.
     #[inline(never)]
     fn retry_blocking<R, E, F, Z, K>(
         self,
         mut op: F,
         mut error: E,
         start: Option<K::Instant>,
+        mut waited: Duration,
         sleeper: &Z,
         clock: &K,
     ) -> Result<Retried<R>, RetryError<E>>
@@ -130,9 +190,9 @@ impl<S: Schedule, C, N, B: Budget, T> Parts<'_, S, C, N, B, T> {
         let error_type = core::any::type_name::<E>();
         let mut stopwatch = self.stopwatch::<E, K>(start, clock);
         let mut decision = self.decision();
-        let mut waited = Duration::ZERO;
         loop {
             let failure = self.classify_error(&error);
+            self.limiter.record(failure.kind == ErrorKind::Throttled);
             match self.step(
                 &mut decision,
                 &error,
@@ -150,8 +210,26 @@ impl<S: Schedule, C, N, B: Budget, T> Parts<'_, S, C, N, B, T> {
                 }
                 Err(reason) => return Err(RetryError::new(reason, decision.attempt(), waited, error)),
             }
+            if self.limiter.is_set() {
+                match self.limiter.acquire_blocking(self.limits, stopwatch.start(), sleeper, clock) {
+                    Ok(wait) => waited = waited.saturating_add(wait),
+                    Err((reason, wait)) => {
+                        let (attempts, waited) =
+                            (decision.attempt().saturating_sub(1), waited.saturating_add(wait));
+                        return Err(self.unsent_blocking(
+                            reason,
+                            attempts,
+                            waited,
+                            Some(error),
+                            start,
+                            clock,
+                        ));
+                    }
+                }
+            }
             match op(decision.attempt()) {
                 Ok(value) => {
+                    self.limiter.record(false);
                     self.succeeded(&mut decision);
                     return Ok(Retried { value, attempts: decision.attempt(), waited });
                 }

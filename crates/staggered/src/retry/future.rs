@@ -46,18 +46,25 @@ macro_rules! retry_body {
         let start =
             if policy.limits.deadline.is_some() || timeout.is_some() { Some($clock.now()) } else { None };
         policy.budget.record_request();
-        let first = match policy.limits.attempt_limit(timeout, core::time::Duration::ZERO) {
-            None => $op(1).await.map_err($crate::retry::future::Failed::Error),
-            Some(cut) => $crate::retry::future::timed($op(1), cut, $sleeper).await,
-        };
-        let mut failed = match first {
-            Ok(value) => {
-                policy.budget.deposit(1, None);
-                policy.instruments.first_try_success();
-                let $done = $crate::Retried { value, attempts: 1, waited: core::time::Duration::ZERO };
-                return Ok($map);
+        // With a rate limiter, attempt 1 waits for its token in the loop,
+        // as the retries do: one await for it, and a policy without one
+        // keeps the fast path below as it was.
+        let mut failed = if policy.limiter.is_set() {
+            None
+        } else {
+            let first = match policy.limits.attempt_limit(timeout, core::time::Duration::ZERO) {
+                None => $op(1).await.map_err($crate::retry::future::Failed::Error),
+                Some(cut) => $crate::retry::future::timed($op(1), cut, $sleeper).await,
+            };
+            match first {
+                Ok(value) => {
+                    policy.budget.deposit(1, None);
+                    policy.instruments.first_try_success();
+                    let $done = $crate::Retried { value, attempts: 1, waited: core::time::Duration::ZERO };
+                    return Ok($map);
+                }
+                Err(failed) => Some(failed),
             }
-            Err(failed) => failed,
         };
         let parts = $parts;
         // The error type's name, for `tracing`, named where it is used: a
@@ -70,37 +77,62 @@ macro_rules! retry_body {
         // The last error an attempt returned, for a cut that has none.
         let mut last: Option<E> = None;
         loop {
-            let (error, failure) = match failed {
-                $crate::retry::future::Failed::Error(error) => {
-                    let failure = parts.classify_error(&error);
-                    (error, failure)
-                }
-                $crate::retry::future::Failed::Cut(cut) => match make_error {
-                    Some(make) => (make(cut), $crate::Failure::timeout()),
-                    None => {
-                        let elapsed = stopwatch.elapsed($clock);
-                        let reason = parts.cut(&mut decision, last.as_ref(), error_type(), cut, elapsed);
-                        return Err($crate::RetryError::cut(reason, decision.attempt(), waited, last, cut));
+            if let Some(failed) = failed.take() {
+                let (error, failure) = match failed {
+                    $crate::retry::future::Failed::Error(error) => {
+                        let failure = parts.classify_error(&error);
+                        (error, failure)
                     }
-                },
-            };
-            match parts.step(
-                &mut decision,
-                &error,
-                error_type(),
-                failure,
-                stopwatch.elapsed($clock),
-                parts.next_delay(),
-            ) {
-                Ok(delay) => {
-                    // Even a zero wait goes to the sleeper: on a runtime it yields.
-                    $sleeper.sleep(delay).await;
-                    if !delay.is_zero() {
-                        waited = waited.saturating_add(delay);
+                    $crate::retry::future::Failed::Cut(cut) => match make_error {
+                        Some(make) => (make(cut), $crate::Failure::timeout()),
+                        None => {
+                            parts.limiter.record(false);
+                            let elapsed = stopwatch.elapsed($clock);
+                            let reason = parts.cut(&mut decision, last.as_ref(), error_type(), cut, elapsed);
+                            return Err($crate::RetryError::cut(
+                                reason,
+                                decision.attempt(),
+                                waited,
+                                last,
+                                cut,
+                            ));
+                        }
+                    },
+                };
+                parts.limiter.record(failure.kind == $crate::ErrorKind::Throttled);
+                match parts.step(
+                    &mut decision,
+                    &error,
+                    error_type(),
+                    failure,
+                    stopwatch.elapsed($clock),
+                    parts.next_delay(),
+                ) {
+                    Ok(delay) => {
+                        // Even a zero wait goes to the sleeper: on a runtime it yields.
+                        $sleeper.sleep(delay).await;
+                        if !delay.is_zero() {
+                            waited = waited.saturating_add(delay);
+                        }
+                    }
+                    Err(reason) => {
+                        return Err($crate::RetryError::new(reason, decision.attempt(), waited, error))
                     }
                 }
-                Err(reason) => {
-                    return Err($crate::RetryError::new(reason, decision.attempt(), waited, error))
+                last = Some(error);
+            }
+            if parts.limiter.is_set() {
+                match parts.limiter.acquire(parts.limits, stopwatch.start(), $sleeper, $clock).await {
+                    Ok(wait) => waited = waited.saturating_add(wait),
+                    Err((reason, wait)) => {
+                        let attempts = decision.attempt().saturating_sub(1);
+                        let elapsed =
+                            stopwatch.start().map_or(core::time::Duration::ZERO, |start| $clock.since(start));
+                        let budget = decision.budget().metrics();
+                        parts.unsent(reason, attempts, last.as_ref(), error_type(), elapsed, budget);
+                        let waited = waited.saturating_add(wait);
+                        return Err($crate::RetryError::unsent(reason, attempts, waited, last));
+                    }
                 }
             }
             let attempt = decision.attempt();
@@ -108,22 +140,23 @@ macro_rules! retry_body {
             // cut the attempt, and no clock to read for it.
             let limit =
                 stopwatch.start().and_then(|start| parts.limits.attempt_limit(timeout, $clock.since(start)));
-            // Kept only where an attempt can be cut (without a limit now,
-            // none ever is).
-            if limit.is_some() {
-                last = Some(error);
-            }
             let outcome = match limit {
                 None => $op(attempt).await.map_err($crate::retry::future::Failed::Error),
                 Some(cut) => $crate::retry::future::timed($op(attempt), cut, $sleeper).await,
             };
             match outcome {
                 Ok(value) => {
-                    parts.succeeded(&mut decision);
+                    parts.limiter.record(false);
+                    if attempt == 1 {
+                        decision.on_success();
+                        parts.instruments.first_try_success();
+                    } else {
+                        parts.succeeded(&mut decision);
+                    }
                     let $done = $crate::Retried { value, attempts: attempt, waited };
                     return Ok($map);
                 }
-                Err(next) => failed = next,
+                Err(next) => failed = Some(next),
             }
         }
     }};

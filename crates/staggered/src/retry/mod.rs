@@ -11,6 +11,7 @@ pub(crate) mod event;
 pub(crate) mod future;
 pub(crate) mod hint_policy;
 pub(crate) mod instruments;
+pub(crate) mod limit;
 pub(crate) mod parts;
 pub(crate) mod policy;
 pub(crate) mod retry_error;

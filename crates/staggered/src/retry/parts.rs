@@ -8,6 +8,7 @@ use crate::budget::Budget;
 use crate::classify::{Classifier, Failure};
 use crate::retry::event::{GiveUpEvent, Notify, RetryEvent};
 use crate::retry::instruments::Instruments;
+use crate::retry::limit::PolicyLimiter;
 use crate::retry::steering::{Static, Steer, Steering};
 use crate::retry::trace::TraceLevels;
 use crate::sleep::Clock;
@@ -26,6 +27,7 @@ pub(crate) struct Parts<'a, S, C, N, B, T> {
     pub(crate) limits: &'a Limits,
     pub(crate) trace: TraceLevels,
     pub(crate) instruments: &'a Instruments,
+    pub(crate) limiter: &'a PolicyLimiter,
 }
 
 impl<S, C, N, B, T> Clone for Parts<'_, S, C, N, B, T> {
@@ -138,6 +140,29 @@ impl<'a, S, C, N, B, T> Parts<'a, S, C, N, B, T> {
         crate::retry::trace::give_up(&event, error_type, self.trace);
         self.instruments.give_up(&event);
         reason
+    }
+
+    /// The rate limiter had no token for the next attempt before the
+    /// deadline: the retrying ends before that attempt is sent, and the
+    /// hooks hear it with the error before, if any (`attempts` were made).
+    pub(crate) fn unsent<E>(
+        &self,
+        reason: StopReason,
+        attempts: u32,
+        previous: Option<&E>,
+        error_type: &'static str,
+        elapsed: Duration,
+        budget: Option<crate::BudgetMetrics>,
+    ) where
+        N: Notify<E>,
+        E: core::fmt::Display,
+    {
+        let max_attempts = self.limits.max_attempts;
+        let event =
+            GiveUpEvent { reason, attempts, max_attempts, error: previous, cut: None, elapsed, budget };
+        self.notify.on_give_up(&event);
+        self.instruments.give_up(&event);
+        crate::retry::trace::give_up(&event, error_type, self.trace);
     }
 
     /// A later attempt succeeded: the budget may refund, and the metrics

@@ -11,6 +11,7 @@ use crate::classify::{DefaultRules, RetryIf};
 use crate::error::{ConfigError, Field, Rule};
 use crate::retry::event::{GiveUpEvent, Hooks, NoNotify, OnGiveUp, OnRetry, RetryEvent};
 use crate::retry::instruments::Instruments;
+use crate::retry::limit::PolicyLimiter;
 use crate::retry::parts::Parts;
 use crate::retry::timeout::{AttemptTimeout, NoTimeout};
 use crate::retry::trace::TraceLevels;
@@ -59,6 +60,7 @@ pub const SERVICE_MAX_HINT: Duration = Duration::from_secs(60);
 /// | classifier | [`DefaultRules`]: every error of an operation transient; HTTP responses by the HTTP rules | [`classify`](RetryPolicy::classify), [`retry_if`](RetryPolicy::retry_if) |
 /// | hooks | none | [`on_retry`](RetryPolicy::on_retry), [`on_give_up`](RetryPolicy::on_give_up), [`notify`](RetryPolicy::notify) |
 /// | budget | none | [`with_budget`](RetryPolicy::with_budget) |
+/// | rate limiter | none | [`with_rate_limiter`](RetryPolicy::with_rate_limiter) |
 /// | per-attempt timeout | none (async drivers still cut an attempt at the deadline) | [`with_attempt_timeout`](RetryPolicy::with_attempt_timeout) |
 /// | `max_attempts` | the schedule's (a [`Backoff`](crate::Backoff)'s `max_attempts`) | [`with_max_attempts`](RetryPolicy::with_max_attempts) |
 /// | deadline | the schedule's (none for most) | [`with_deadline`](RetryPolicy::with_deadline) |
@@ -101,6 +103,8 @@ pub struct RetryPolicy<S, C = DefaultRules, N = NoNotify, B = NoBudget, T = NoTi
     pub(crate) trace: TraceLevels,
     /// The keys of its `metrics`, with its operation name if it has one.
     pub(crate) instruments: Instruments,
+    /// The client-side rate limiter every attempt takes a token from, if any.
+    pub(crate) limiter: PolicyLimiter,
 }
 
 impl<S: Schedule> RetryPolicy<S> {
@@ -118,6 +122,7 @@ impl<S: Schedule> RetryPolicy<S> {
             max_hint_set: false,
             trace: TraceLevels::DEFAULT,
             instruments: Instruments::DEFAULT,
+            limiter: PolicyLimiter::default(),
         }
     }
 }
@@ -141,6 +146,7 @@ impl<S, C, N, B, T> RetryPolicy<S, C, N, B, T> {
             max_hint_set: self.max_hint_set,
             trace: self.trace,
             instruments: self.instruments,
+            limiter: self.limiter,
         }
     }
 
@@ -195,6 +201,42 @@ impl<S, C, N, B, T> RetryPolicy<S, C, N, B, T> {
     /// budget's handle).
     pub fn with_budget<B2>(self, budget: B2) -> RetryPolicy<S, C, N, B2, T> {
         self.replace(|classifier, notify, _, timeout| (classifier, notify, budget, timeout))
+    }
+
+    /// Takes a token from `limiter` before every attempt, the first
+    /// included, waiting through the driver's sleeper while there is none,
+    /// and reports every response to it (throttled when the classifier says
+    /// [`ErrorKind::Throttled`](crate::ErrorKind::Throttled)): an
+    /// [`AdaptiveLimiter`](crate::AdaptiveLimiter) learns the rate a
+    /// throttling server admits. Every driver does it: the blocking and
+    /// async loops, [`retry`](RetryPolicy::retry), and the tower, reqwest
+    /// and tonic integrations. One limiter per client: the policy's clones
+    /// share it, and so do the limiter's own clones.
+    ///
+    /// A wait for a token counts against the deadline like any other: if
+    /// it would end at or after the deadline, the retrying stops with
+    /// [`StopReason::Deadline`](crate::StopReason::Deadline) at once rather
+    /// than sleep past it (before attempt 1, the [`RetryError`](crate::RetryError)
+    /// then counts 0 attempts and holds no error). Waits for tokens count in
+    /// [`Retried::waited`](crate::Retried::waited) and [`RetryError::waited`](crate::RetryError::waited).
+    ///
+    /// A policy without a limiter pays nothing for it.
+    #[cfg(feature = "std")]
+    pub fn with_rate_limiter<L: crate::limiter::RateLimit + 'static>(mut self, limiter: L) -> Self {
+        self.limiter = PolicyLimiter::new(std::sync::Arc::new(limiter));
+        self
+    }
+
+    /// Removes the rate limiter.
+    pub fn without_rate_limiter(mut self) -> Self {
+        self.limiter = PolicyLimiter::default();
+        self
+    }
+
+    /// The rate limiter, if the policy has one.
+    #[cfg(feature = "std")]
+    pub fn rate_limiter(&self) -> Option<&dyn crate::limiter::RateLimit> {
+        self.limiter.get()
     }
 
     /// Cuts each attempt of the async drivers after `timeout`, or at the
@@ -384,6 +426,7 @@ impl<S, C, N, B, T> RetryPolicy<S, C, N, B, T> {
             limits,
             trace: self.trace,
             instruments: &self.instruments,
+            limiter: &self.limiter,
         }
     }
 }

@@ -40,6 +40,12 @@ impl<E> RetryError<E> {
     }
 
     /// The deadline cut attempt `attempts`, whose error type could not say so.
+    /// Gave up before an attempt was sent (no token before the deadline),
+    /// with the error of the attempt before, if there was one.
+    pub(crate) fn unsent(reason: StopReason, attempts: u32, waited: Duration, error: Option<E>) -> Self {
+        RetryError { reason, attempts, waited, error, cut: None }
+    }
+
     pub(crate) fn cut(
         reason: StopReason,
         attempts: u32,

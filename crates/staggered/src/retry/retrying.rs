@@ -199,6 +199,7 @@ macro_rules! call_parts {
             limits: &policy.limits,
             trace: policy.trace,
             instruments: &policy.instruments,
+            limiter: &policy.limiter,
         }
     }};
 }
@@ -252,6 +253,10 @@ where
         K: Clock + ?Sized,
     {
         let hooks = Hooks(&self.policy.notify, &self.hooks);
+        if self.policy.limiter.is_set() {
+            return call_parts!(self.policy, self.classifier, &hooks)
+                .run_blocking_limited(self.op, sleeper, clock);
+        }
         call_parts!(self.policy, self.classifier, &hooks).run_blocking(self.op, sleeper, clock)
     }
 }

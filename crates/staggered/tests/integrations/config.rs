@@ -95,6 +95,20 @@ fn an_empty_file_is_the_default_schedule() {
 }
 
 #[test]
+fn a_rate_limiter_table_builds_the_limiter_into_the_policy() {
+    let config = RetryConfig::from_toml_str("[rate_limiter]\nbeta = 0.6\nmin_rate = 2.0").unwrap();
+    let limiter = config.rate_limiter().unwrap().expect("a limiter");
+    assert_eq!((limiter.config().beta(), limiter.config().min_rate()), (0.6, 2.0));
+    assert_eq!(limiter.config().smoothing(), 0.8, "the default kept");
+    let policy = config.policy().unwrap();
+    let metrics = policy.rate_limiter().and_then(|limiter| limiter.metrics()).expect("an adaptive limiter");
+    assert!(!metrics.enabled);
+    // An empty table is the limiter with the defaults; none, no limiter.
+    assert!(RetryConfig::from_json_str(r#"{"rate_limiter": {}}"#).unwrap().rate_limiter().unwrap().is_some());
+    assert!(RetryConfig::from_toml_str("").unwrap().policy().unwrap().rate_limiter().is_none());
+}
+
+#[test]
 fn round_trips_through_toml_and_json() {
     let config = RetryConfig::from_toml_str(FULL).unwrap();
     let toml = config.to_toml_string().unwrap();
@@ -115,6 +129,10 @@ fn round_trips_through_toml_and_json() {
     ] {
         let mut config = RetryConfig::default();
         config.budget = Some(budget);
+        let mut limiter = staggered::config::RateLimiterConfig::default();
+        limiter.beta = Some(0.6);
+        limiter.rate_bucket = Some(Duration::from_millis(250));
+        config.rate_limiter = Some(limiter);
         config.schedule.seed = Some(u64::MAX >> 1);
         config.schedule.max_delay = Some(Duration::new(12_345, 678_901_234));
         config.schedule.base = Some(Duration::from_nanos(1));
@@ -269,6 +287,30 @@ const BAD: &[(&str, &str, &str, &str)] = &[
         "invalid token_ratio 0",
     ),
     (
+        "[rate_limiter]\nbeta = 1.0",
+        r#"{"rate_limiter": {"beta": 1.0}}"#,
+        "rate_limiter.beta",
+        "invalid beta 1: must be less than 1",
+    ),
+    (
+        "[rate_limiter]\nrate_bucket = \"0s\"",
+        r#"{"rate_limiter": {"rate_bucket": "0s"}}"#,
+        "rate_limiter.rate_bucket",
+        "invalid rate_bucket",
+    ),
+    (
+        "[rate_limiter]\nmin_rate = -1.0",
+        r#"{"rate_limiter": {"min_rate": -1.0}}"#,
+        "rate_limiter.min_rate",
+        "invalid min_rate -1",
+    ),
+    (
+        "[rate_limiter]\nbeat = 0.5",
+        r#"{"rate_limiter": {"beat": 0.5}}"#,
+        "rate_limiter.beat",
+        "unknown field `beat`",
+    ),
+    (
         "[budget]\nkind = \"leaky\"",
         r#"{"budget": {"kind": "leaky"}}"#,
         "budget.kind",
@@ -372,7 +414,14 @@ fn garbage_never_panics() {
 fn every_error_names_the_line_of_its_field() {
     // (TOML, JSON, field, line): rules checked after reading, and errors of
     // the format's own reading, in a section of several lines.
-    let cases: [(&str, &str, &str, usize, usize); 6] = [
+    let cases: [(&str, &str, &str, usize, usize); 7] = [
+        (
+            "[rate_limiter]\nbeta = 0.5\n\nmax_rate_scale = 0.5\n",
+            "{\"rate_limiter\": {\n  \"beta\": 0.5,\n  \"max_rate_scale\": 0.5\n}}",
+            "rate_limiter.max_rate_scale",
+            4,
+            3,
+        ),
         (
             "[schedule]\nbase = \"1s\"\nmax_delay = \"10ms\"\n",
             "{\n  \"schedule\": {\n    \"base\": \"1s\",\n    \"max_delay\": \"10ms\"\n  }\n}",

@@ -3,6 +3,7 @@
 
 mod config;
 mod grpc_server;
+mod limiter;
 mod reqwest;
 mod server;
 mod tonic;

@@ -86,6 +86,71 @@ where
         self.limits.attempt_limit(self.timeout, elapsed)
     }
 
+    /// Takes the policy's rate limiter's token for the attempt about to be
+    /// made, waiting on `sleeper` (the wait counts as waited); the deadline
+    /// reason if the wait would reach the deadline. Nothing without a limiter.
+    pub(crate) async fn acquire<S, C, N, B, T, Z, K>(
+        &mut self,
+        policy: &RetryPolicy<S, C, N, B, T>,
+        sleeper: &Z,
+        clock: &K,
+    ) -> Result<(), StopReason>
+    where
+        Z: crate::sleep::Sleeper + ?Sized,
+        K: Clock<Instant = I> + ?Sized,
+    {
+        if !policy.limiter.is_set() {
+            return Ok(());
+        }
+        match policy.limiter.acquire(&self.limits, self.start, sleeper, clock).await {
+            Ok(wait) => {
+                self.waited = self.waited.saturating_add(wait);
+                Ok(())
+            }
+            Err((reason, wait)) => {
+                self.waited = self.waited.saturating_add(wait);
+                Err(reason)
+            }
+        }
+    }
+
+    /// One step of taking the rate limiter's token for the next attempt, for
+    /// a driver that polls: `None` once taken, or the wait before asking
+    /// again (counted as waited), or the deadline reason. `waiting` is the
+    /// time this attempt has waited for its token so far.
+    pub(crate) fn admit<S, C, N, B, T, K>(
+        &mut self,
+        policy: &RetryPolicy<S, C, N, B, T>,
+        clock: &K,
+        waiting: &mut Duration,
+    ) -> Result<Option<Duration>, StopReason>
+    where
+        K: Clock<Instant = I> + ?Sized,
+    {
+        let elapsed = self.start.map_or(Duration::ZERO, |start| clock.since(start));
+        match policy.limiter.admit(&self.limits, elapsed)? {
+            Some(wait) => {
+                self.waited = self.waited.saturating_add(wait);
+                *waiting = waiting.saturating_add(wait);
+                Ok(Some(wait))
+            }
+            None => {
+                policy.limiter.waited(core::mem::take(waiting));
+                Ok(None)
+            }
+        }
+    }
+
+    /// The time left before the deadline, for an error that says the
+    /// deadline came before the next attempt could be sent.
+    pub(crate) fn time_left<K>(&self, clock: &K) -> Duration
+    where
+        K: Clock<Instant = I> + ?Sized,
+    {
+        let elapsed = self.start.map_or(Duration::ZERO, |start| clock.since(start));
+        self.limits.time_left(elapsed).unwrap_or(Duration::ZERO)
+    }
+
     /// The attempt succeeded: the budget may refund, and the metrics count
     /// the operation, as the other drivers do.
     pub(crate) fn on_success<S, C, N, B: Budget, T>(&mut self, policy: &RetryPolicy<S, C, N, B, T>) {

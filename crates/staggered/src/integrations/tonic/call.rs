@@ -166,7 +166,17 @@ where
         let GrpcRetrying { policy, client, message, mut call } = self;
         let timeout = <T as TimeoutFor<Status>>::timeout(&policy.timeout);
         let mut attempts = Attempts::start(policy, timeout, clock);
+        // The previous attempt's status, given back if the rate limiter has
+        // no token for the next attempt before the deadline.
+        let mut previous: Option<Status> = None;
         loop {
+            if let Err(reason) = attempts.acquire(policy, sleeper, clock).await {
+                let (made, waited) = (attempts.attempt().saturating_sub(1), attempts.waited());
+                return Err(match previous {
+                    Some(status) => RetryError::new(reason, made, waited, status),
+                    None => RetryError::unsent(reason, 0, waited, None),
+                });
+            }
             let attempt = attempts.attempt();
             let limit = attempts.attempt_limit(clock);
             let sent = call(client.clone(), request(&message, attempt, limit));
@@ -188,18 +198,21 @@ where
             };
             let status = match outcome {
                 Ok(response) => {
+                    policy.limiter.record(false);
                     attempts.on_success(policy);
                     return Ok(Retried { value: response, attempts: attempt, waited: attempts.waited() });
                 }
                 Err(status) => status,
             };
             let failure = policy.classifier.classify_status(&status);
+            // RESOURCE_EXHAUSTED is throttled: the limiter slows down.
+            policy.limiter.record(failure.kind == crate::ErrorKind::Throttled);
             let decision =
                 |limits| Decision::for_schedule(&policy.schedule, grpc_limits(limits), &policy.budget);
             let error_type = core::any::type_name::<Status>();
             match attempts.on_failure(policy, clock, &status, error_type, failure, decision) {
                 Ok(delay) => {
-                    drop(status);
+                    previous = policy.limiter.is_set().then_some(status);
                     sleeper.sleep(delay).await;
                 }
                 Err(reason) => {

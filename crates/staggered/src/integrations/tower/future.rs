@@ -49,6 +49,8 @@ pin_project! {
         attempts: RequestAttempts<P, Q, Z, K>,
         // The current attempt's time limit.
         limit: Option<Duration>,
+        // The time the next attempt has waited for the rate limiter's token.
+        token_wait: Duration,
         #[pin]
         state: State<Svc::Future, Z::Sleep>,
     }
@@ -61,6 +63,9 @@ pin_project! {
         Calling { #[pin] future: F, #[pin] timer: Option<Sl> },
         // Waiting before the next attempt.
         Waiting { #[pin] sleep: Sl },
+        // Taking the rate limiter's token for the next attempt, after a wait
+        // for it if there is one.
+        Admitting { #[pin] sleep: Option<Sl> },
         // Waiting for the inner service to be ready for the next attempt.
         Readying,
     }
@@ -81,7 +86,35 @@ where
         future: Svc::Future,
         timer: Option<Z::Sleep>,
     ) -> Self {
-        ResponseFuture { shared, service, request, attempts, limit, state: State::Calling { future, timer } }
+        let token_wait = Duration::ZERO;
+        ResponseFuture {
+            shared,
+            service,
+            request,
+            attempts,
+            limit,
+            token_wait,
+            state: State::Calling { future, timer },
+        }
+    }
+
+    /// A request whose attempt 1 waits for the rate limiter's token first:
+    /// it is sent on `service` (a clone) once the token is taken.
+    pub(super) fn admitting(
+        shared: Arc<Shared<P, Q, Z, K>>,
+        service: Svc,
+        request: Req,
+        attempts: RequestAttempts<P, Q, Z, K>,
+    ) -> Self {
+        ResponseFuture {
+            shared,
+            service: Some(service),
+            request: Some(request),
+            attempts,
+            limit: None,
+            token_wait: Duration::ZERO,
+            state: State::Admitting { sleep: None },
+        }
     }
 }
 
@@ -95,6 +128,7 @@ where
         let state = match self.state {
             State::Calling { .. } => "calling",
             State::Waiting { .. } => "waiting",
+            State::Admitting { .. } => "admitting",
             State::Readying => "readying",
         };
         f.debug_struct("ResponseFuture")
@@ -148,11 +182,13 @@ where
                         match policy.classifier.classify_result(result.as_ref()) {
                             Some(failure) => failure,
                             None => {
+                                policy.limiter.record(false);
                                 this.attempts.on_success(policy);
                                 return Poll::Ready(result);
                             }
                         }
                     };
+                    policy.limiter.record(failure.kind == crate::ErrorKind::Throttled);
                     if this.service.is_none() || this.request.is_none() {
                         // Not repeatable: sent once, whatever the outcome.
                         return Poll::Ready(result);
@@ -177,7 +213,28 @@ where
                 }
                 StateProj::Waiting { sleep } => {
                     ready!(sleep.poll(cx));
-                    state.set(State::Readying);
+                    if policy.limiter.is_set() {
+                        state.set(State::Admitting { sleep: None });
+                    } else {
+                        state.set(State::Readying);
+                    }
+                }
+                StateProj::Admitting { sleep } => {
+                    if let Some(sleep) = sleep.as_pin_mut() {
+                        ready!(sleep.poll(cx));
+                    }
+                    match this.attempts.admit(policy, &shared.clock, this.token_wait) {
+                        Ok(None) => state.set(State::Readying),
+                        Ok(Some(wait)) => {
+                            state.set(State::Admitting { sleep: Some(shared.sleeper.sleep(wait)) })
+                        }
+                        // No token before the deadline: the deadline passed
+                        // before this attempt could be sent.
+                        Err(_) => {
+                            let after = this.attempts.time_left(&shared.clock);
+                            return Poll::Ready(Err(Svc::Error::from(TimedOut { after })));
+                        }
+                    }
                 }
                 StateProj::Readying => {
                     let (Some(service), Some(_)) = (this.service.as_mut(), this.request.as_ref()) else {

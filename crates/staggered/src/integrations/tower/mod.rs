@@ -301,6 +301,12 @@ where
         let service = spare.as_ref().map(|_| self.inner.clone());
         let timeout = <T as TimeoutFor<Svc::Error>>::timeout(&shared.policy.timeout);
         let attempts = Attempts::start(&shared.policy, timeout, &shared.clock);
+        if shared.policy.limiter.is_set() {
+            // Attempt 1 waits for its token on a clone of the service, readied
+            // by the future as a retry's is.
+            let service = self.inner.clone();
+            return ResponseFuture::admitting(Arc::clone(&self.shared), service, request, attempts);
+        }
         let limit = attempts.attempt_limit(&shared.clock);
         let timer = limit.map(|cut| shared.sleeper.cut_after(cut));
         let future = self.inner.call(request);
