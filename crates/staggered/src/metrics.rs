@@ -36,8 +36,10 @@
 //!   `give_ups`. A future dropped before it ends is not counted.
 //! - A retry counts in `retries` and records its wait in `retry.delay` when
 //!   the decision makes it, before the wait.
-//! - The budget gauges are set at each retry, give-up and success after a
-//!   retry: the moments the retry loop reads the budget anyway. A budget
+//! - The budget gauges, and the limiter gauges of a policy
+//!   [`with_rate_limiter`](crate::RetryPolicy::with_rate_limiter), are set at
+//!   each retry, give-up and success after a retry: the moments the retry
+//!   loop reads the budget anyway. A budget
 //!   also rises between them (refunds, a ratio budget's window), so call
 //!   [`record_budget`] to read it at other times (before a scrape, on a
 //!   timer). [`record_limiter`] does the same for an
@@ -165,15 +167,20 @@ pub fn record_budget(budget: &BudgetMetrics, operation: Option<&str>) {
 /// then attempts are not limited, so there is no rate to report).
 pub fn record_limiter(limiter: &LimiterMetrics, operation: Option<&str>) {
     let labels = operation_labels(operation);
-    metrics::with_recorder(|recorder| {
-        let gauge =
-            |name: &'static str| recorder.register_gauge(&Key::from_parts(name, labels.clone()), &METADATA);
-        gauge(LIMITER_ENABLED).set(if limiter.enabled { 1.0 } else { 0.0 });
-        gauge(LIMITER_MEASURED_RATE).set(limiter.measured_rate);
-        if limiter.enabled {
-            gauge(LIMITER_RATE).set(limiter.fill_rate);
-        }
-    });
+    let key = |name: &'static str| Key::from_parts(name, labels.clone());
+    let keys = [key(LIMITER_ENABLED), key(LIMITER_RATE), key(LIMITER_MEASURED_RATE)];
+    metrics::with_recorder(|recorder| set_limiter(recorder, limiter, keys.each_ref()));
+}
+
+/// The limiter gauges under `[enabled, rate, measured_rate]`: the rate only
+/// once the limiter is on (before then attempts are not limited).
+pub(crate) fn set_limiter(recorder: &dyn metrics::Recorder, limiter: &LimiterMetrics, keys: [&Key; 3]) {
+    let [enabled, rate, measured_rate] = keys;
+    recorder.register_gauge(enabled, &METADATA).set(if limiter.enabled { 1.0 } else { 0.0 });
+    recorder.register_gauge(measured_rate, &METADATA).set(limiter.measured_rate);
+    if limiter.enabled {
+        recorder.register_gauge(rate, &METADATA).set(limiter.fill_rate);
+    }
 }
 
 /// The budget gauges: the level, and the capacity only if there is one.

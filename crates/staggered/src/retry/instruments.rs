@@ -5,6 +5,7 @@
 
 use crate::budget::Budget;
 use crate::retry::event::{GiveUpEvent, RetryEvent};
+use crate::retry::limit::PolicyLimiter;
 
 /// Whether a policy records metrics, and under which keys: static ones
 /// when it has no operation name, its own (with the `staggered.operation`
@@ -40,13 +41,13 @@ impl Instruments {
     pub(crate) fn first_try_success(&self) {}
 
     #[inline(always)]
-    pub(crate) fn success_after_retry<B: Budget + ?Sized>(&self, _: &B) {}
+    pub(crate) fn success_after_retry<B: Budget + ?Sized>(&self, _: &B, _: &PolicyLimiter) {}
 
     #[inline(always)]
-    pub(crate) fn retry<E>(&self, _: &RetryEvent<'_, E>) {}
+    pub(crate) fn retry<E>(&self, _: &RetryEvent<'_, E>, _: &PolicyLimiter) {}
 
     #[inline(always)]
-    pub(crate) fn give_up<E>(&self, _: &GiveUpEvent<'_, E>) {}
+    pub(crate) fn give_up<E>(&self, _: &GiveUpEvent<'_, E>, _: &PolicyLimiter) {}
 }
 
 #[cfg(feature = "metrics")]
@@ -93,27 +94,29 @@ impl Instruments {
         });
     }
 
-    /// A later attempt succeeded; `budget` has just been told.
+    /// A later attempt succeeded; `budget` has just been told. `limiter`:
+    /// the policy's, whose gauges are set with the budget's (its snapshot is
+    /// taken only by a policy that records, as it takes the limiter's lock).
     #[inline]
-    pub(crate) fn success_after_retry<B: Budget + ?Sized>(&self, budget: &B) {
+    pub(crate) fn success_after_retry<B: Budget + ?Sized>(&self, budget: &B, limiter: &PolicyLimiter) {
         if let Some(keys) = self.keys() {
-            keys.success_after_retry(budget.metrics());
+            keys.success_after_retry(budget.metrics(), limiter.metrics());
         }
     }
 
     /// A retry was decided.
     #[inline]
-    pub(crate) fn retry<E>(&self, event: &RetryEvent<'_, E>) {
+    pub(crate) fn retry<E>(&self, event: &RetryEvent<'_, E>, limiter: &PolicyLimiter) {
         if let Some(keys) = self.keys() {
-            keys.retry(event.failure.kind, event.delay, event.budget);
+            keys.retry(event.failure.kind, event.delay, event.budget, limiter.metrics());
         }
     }
 
     /// The loop gave up.
     #[inline]
-    pub(crate) fn give_up<E>(&self, event: &GiveUpEvent<'_, E>) {
+    pub(crate) fn give_up<E>(&self, event: &GiveUpEvent<'_, E>, limiter: &PolicyLimiter) {
         if let Some(keys) = self.keys() {
-            keys.give_up(event.reason, event.budget);
+            keys.give_up(event.reason, event.budget, limiter.metrics());
         }
     }
 }
@@ -128,9 +131,11 @@ mod keys {
 
     use crate::budget::BudgetMetrics;
     use crate::classify::ErrorKind;
+    use crate::limiter::LimiterMetrics;
     use crate::metrics::{
-        BUDGET_CAPACITY, BUDGET_LEVEL, ERROR_TYPE, FIRST_TRY_SUCCESSES, GIVE_UPS, METADATA, OPERATION,
-        OPERATIONS, RETRIES, RETRY_DELAY, STOP_REASON,
+        BUDGET_CAPACITY, BUDGET_LEVEL, ERROR_TYPE, FIRST_TRY_SUCCESSES, GIVE_UPS, LIMITER_ENABLED,
+        LIMITER_MEASURED_RATE, LIMITER_RATE, METADATA, OPERATION, OPERATIONS, RETRIES, RETRY_DELAY,
+        STOP_REASON,
     };
     use crate::StopReason;
 
@@ -173,6 +178,9 @@ mod keys {
         pub(super) give_ups: [Key; 6],
         budget_level: Key,
         budget_capacity: Key,
+        limiter_enabled: Key,
+        limiter_rate: Key,
+        limiter_measured_rate: Key,
     }
 
     /// The label of each kind and reason, in the order of the indices.
@@ -216,6 +224,9 @@ mod keys {
         ],
         budget_level: Key::from_static_name(BUDGET_LEVEL),
         budget_capacity: Key::from_static_name(BUDGET_CAPACITY),
+        limiter_enabled: Key::from_static_name(LIMITER_ENABLED),
+        limiter_rate: Key::from_static_name(LIMITER_RATE),
+        limiter_measured_rate: Key::from_static_name(LIMITER_MEASURED_RATE),
     };
 
     impl Keys {
@@ -234,39 +245,68 @@ mod keys {
                 give_ups: REASON_LABELS.each_ref().map(|[label]| key(GIVE_UPS, Some(label))),
                 budget_level: key(BUDGET_LEVEL, None),
                 budget_capacity: key(BUDGET_CAPACITY, None),
+                limiter_enabled: key(LIMITER_ENABLED, None),
+                limiter_rate: key(LIMITER_RATE, None),
+                limiter_measured_rate: key(LIMITER_MEASURED_RATE, None),
                 name,
             }
         }
 
         /// A later attempt succeeded; `budget` is the budget's state after it.
         #[inline(never)]
-        pub(super) fn success_after_retry(&self, budget: Option<BudgetMetrics>) {
+        pub(super) fn success_after_retry(
+            &self,
+            budget: Option<BudgetMetrics>,
+            limiter: Option<LimiterMetrics>,
+        ) {
             metrics::with_recorder(|recorder| {
                 recorder.register_counter(&self.operations, &METADATA).increment(1);
                 self.budget(recorder, budget);
+                self.limiter(recorder, limiter);
             });
         }
 
         /// A retry after a failure of `kind`, waiting `delay`.
         #[inline(never)]
-        pub(super) fn retry(&self, kind: ErrorKind, delay: Duration, budget: Option<BudgetMetrics>) {
+        pub(super) fn retry(
+            &self,
+            kind: ErrorKind,
+            delay: Duration,
+            budget: Option<BudgetMetrics>,
+            limiter: Option<LimiterMetrics>,
+        ) {
             let kind = kind_index(kind);
             metrics::with_recorder(|recorder| {
                 recorder.register_counter(&self.retries[kind], &METADATA).increment(1);
                 recorder.register_histogram(&self.delays[kind], &METADATA).record(delay);
                 self.budget(recorder, budget);
+                self.limiter(recorder, limiter);
             });
         }
 
         /// A give-up for `reason`.
         #[inline(never)]
-        pub(super) fn give_up(&self, reason: StopReason, budget: Option<BudgetMetrics>) {
+        pub(super) fn give_up(
+            &self,
+            reason: StopReason,
+            budget: Option<BudgetMetrics>,
+            limiter: Option<LimiterMetrics>,
+        ) {
             let reason = reason_index(reason);
             metrics::with_recorder(|recorder| {
                 recorder.register_counter(&self.operations, &METADATA).increment(1);
                 recorder.register_counter(&self.give_ups[reason], &METADATA).increment(1);
                 self.budget(recorder, budget);
+                self.limiter(recorder, limiter);
             });
+        }
+
+        /// The rate limiter's gauges, if there is an adaptive limiter.
+        fn limiter(&self, recorder: &dyn metrics::Recorder, limiter: Option<LimiterMetrics>) {
+            if let Some(limiter) = limiter {
+                let keys = [&self.limiter_enabled, &self.limiter_rate, &self.limiter_measured_rate];
+                crate::metrics::set_limiter(recorder, &limiter, keys);
+            }
         }
 
         /// The budget gauges, if there is a budget.

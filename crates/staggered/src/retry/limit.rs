@@ -45,6 +45,12 @@ impl PolicyLimiter {
         false
     }
 
+    /// A snapshot of the limiter's state, for the metrics' gauges.
+    #[cfg(feature = "metrics")]
+    pub(crate) fn metrics(&self) -> Option<crate::limiter::LimiterMetrics> {
+        self.get().and_then(|limiter| limiter.metrics())
+    }
+
     /// Reports the response to an attempt.
     #[inline]
     pub(crate) fn record(&self, throttled: bool) {

@@ -86,7 +86,7 @@ impl<'a, S, C, N, B, T> Parts<'a, S, C, N, B, T> {
                 let event = RetryEvent { attempt, max_attempts, delay, error, failure, elapsed, budget };
                 self.notify.on_retry(&event);
                 crate::retry::trace::retry(&event, error_type);
-                self.instruments.retry(&event);
+                self.instruments.retry(&event, self.limiter);
                 Ok(delay)
             }
             Action::Stop(reason) => {
@@ -102,7 +102,7 @@ impl<'a, S, C, N, B, T> Parts<'a, S, C, N, B, T> {
                 };
                 self.notify.on_give_up(&event);
                 crate::retry::trace::give_up(&event, error_type, self.trace);
-                self.instruments.give_up(&event);
+                self.instruments.give_up(&event, self.limiter);
                 Err(reason)
             }
         }
@@ -138,7 +138,7 @@ impl<'a, S, C, N, B, T> Parts<'a, S, C, N, B, T> {
         };
         self.notify.on_give_up(&event);
         crate::retry::trace::give_up(&event, error_type, self.trace);
-        self.instruments.give_up(&event);
+        self.instruments.give_up(&event, self.limiter);
         reason
     }
 
@@ -161,7 +161,7 @@ impl<'a, S, C, N, B, T> Parts<'a, S, C, N, B, T> {
         let event =
             GiveUpEvent { reason, attempts, max_attempts, error: previous, cut: None, elapsed, budget };
         self.notify.on_give_up(&event);
-        self.instruments.give_up(&event);
+        self.instruments.give_up(&event, self.limiter);
         crate::retry::trace::give_up(&event, error_type, self.trace);
     }
 
@@ -170,7 +170,7 @@ impl<'a, S, C, N, B, T> Parts<'a, S, C, N, B, T> {
     #[inline]
     pub(crate) fn succeeded<D: Iterator<Item = Duration>, DB: Budget>(&self, decision: &mut Decision<D, DB>) {
         decision.on_success();
-        self.instruments.success_after_retry(decision.budget());
+        self.instruments.success_after_retry(decision.budget(), self.limiter);
     }
 
     /// The clock for the retries, once attempt 1 has failed (see [`Stopwatch`]).

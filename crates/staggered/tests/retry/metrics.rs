@@ -271,6 +271,58 @@ fn record_budget_and_record_limiter_set_their_gauges() {
 }
 
 #[test]
+fn a_recording_policy_with_a_rate_limiter_sets_the_limiter_gauges() {
+    use staggered::metrics::{LIMITER_ENABLED, LIMITER_MEASURED_RATE, LIMITER_RATE};
+    use staggered::test_util::MockClock;
+    use staggered::AdaptiveLimiter;
+
+    let clock = MockClock::new();
+    let limiter = AdaptiveLimiter::builder().build_with_clock(clock.clone()).unwrap();
+    let throttled =
+        |error: &&str| if *error == "slow down" { Failure::THROTTLED } else { Failure::TRANSIENT };
+    let policy = RetryPolicy::new(exponential(3))
+        .classify(throttled)
+        .with_rate_limiter(limiter.clone())
+        .with_operation_name("upload");
+    let sleeper = RecordingSleeper::with_clock(clock.clone());
+    let named = [(OPERATION, "upload")];
+
+    // A transient failure then a success: the limiter is still off.
+    let off = Recorded::during(|| {
+        let done = policy.run_with(
+            |attempt| if attempt == 1 { Err("reset") } else { Ok(attempt) },
+            &sleeper,
+            &clock,
+        );
+        assert_eq!(done.unwrap().attempts, 2);
+    });
+    assert_eq!(off.gauge(LIMITER_ENABLED, &named), Some(0.0));
+    assert_eq!(off.gauge(LIMITER_RATE, &named), None, "no rate to report before a throttle");
+
+    // A throttle turns it on: the retry and the success after it set the rate.
+    let on = Recorded::during(|| {
+        let done = policy.run_with(
+            |attempt| if attempt == 1 { Err("slow down") } else { Ok(attempt) },
+            &sleeper,
+            &clock,
+        );
+        assert_eq!(done.unwrap().attempts, 2);
+    });
+    let metrics = limiter.metrics();
+    assert!(metrics.enabled, "{metrics:?}");
+    assert_eq!(on.gauge(LIMITER_ENABLED, &named), Some(1.0));
+    assert_eq!(on.gauge(LIMITER_RATE, &named), Some(metrics.fill_rate));
+    assert_eq!(on.gauge(LIMITER_MEASURED_RATE, &named), Some(metrics.measured_rate));
+
+    // A policy that does not record leaves the gauges alone.
+    let quiet = RetryPolicy::new(exponential(3)).classify(throttled).with_rate_limiter(limiter);
+    let none = Recorded::during(|| {
+        let _ = quiet.run_with(|_| Err::<(), _>("slow down"), &sleeper, &clock);
+    });
+    assert_eq!(none.series(LIMITER_ENABLED), 0);
+}
+
+#[test]
 fn describe_gives_every_metric_a_unit_or_a_description() {
     let recorder = DebuggingRecorder::new();
     let snapshotter = recorder.snapshotter();
