@@ -105,7 +105,9 @@ impl<S: Schedule, C, N, B: Budget, T> Parts<'_, S, C, N, B, T> {
                 self.instruments.first_try_success();
                 Ok(Retried { value, attempts: 1, waited: Duration::ZERO })
             }
-            Err(error) => self.retry_blocking(op, error, start, Duration::ZERO, sleeper, clock),
+            Err(error) => {
+                self.retry_blocking::<_, _, _, _, _, false>(op, error, start, Duration::ZERO, sleeper, clock)
+            }
         }
     }
 
@@ -141,7 +143,9 @@ impl<S: Schedule, C, N, B: Budget, T> Parts<'_, S, C, N, B, T> {
                 self.instruments.first_try_success();
                 Ok(Retried { value, attempts: 1, waited })
             }
-            Err(error) => self.retry_blocking(op, error, start, waited, sleeper, clock),
+            Err(error) => {
+                self.retry_blocking::<_, _, _, _, _, true>(op, error, start, waited, sleeper, clock)
+            }
         }
     }
 
@@ -169,8 +173,10 @@ impl<S: Schedule, C, N, B: Budget, T> Parts<'_, S, C, N, B, T> {
 
     /// Everything after a failed first attempt, out of line so the success
     /// path stays a call and a branch. `waited`: for attempt 1's token.
+    /// `LIMITED`: whether the policy has a rate limiter, so that the loop of
+    /// a policy without one has none of its steps compiled in.
     #[inline(never)]
-    fn retry_blocking<R, E, F, Z, K>(
+    fn retry_blocking<R, E, F, Z, K, const LIMITED: bool>(
         self,
         mut op: F,
         mut error: E,
@@ -192,7 +198,9 @@ impl<S: Schedule, C, N, B: Budget, T> Parts<'_, S, C, N, B, T> {
         let mut decision = self.decision();
         loop {
             let failure = self.classify_error(&error);
-            self.limiter.record(failure.kind == ErrorKind::Throttled);
+            if LIMITED {
+                self.limiter.record(failure.kind == ErrorKind::Throttled);
+            }
             match self.step(
                 &mut decision,
                 &error,
@@ -210,7 +218,7 @@ impl<S: Schedule, C, N, B: Budget, T> Parts<'_, S, C, N, B, T> {
                 }
                 Err(reason) => return Err(RetryError::new(reason, decision.attempt(), waited, error)),
             }
-            if self.limiter.is_set() {
+            if LIMITED {
                 match self.limiter.acquire_blocking(self.limits, stopwatch.start(), sleeper, clock) {
                     Ok(wait) => waited = waited.saturating_add(wait),
                     Err((reason, wait)) => {
@@ -229,7 +237,9 @@ impl<S: Schedule, C, N, B: Budget, T> Parts<'_, S, C, N, B, T> {
             }
             match op(decision.attempt()) {
                 Ok(value) => {
-                    self.limiter.record(false);
+                    if LIMITED {
+                        self.limiter.record(false);
+                    }
                     self.succeeded(&mut decision);
                     return Ok(Retried { value, attempts: decision.attempt(), waited });
                 }
