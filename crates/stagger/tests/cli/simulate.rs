@@ -530,7 +530,7 @@ mod overload {
             (&["--ratio-ttl", "2m"], "invalid value for --ratio-ttl: invalid budget for retry+ratio: "),
             (
                 &["--clients", "10"],
-                "--clients is an option of --scenario contention and frontier; it does not apply to --scenario overload",
+                "--clients is an option of --scenario contention, frontier and throttling; it does not apply to --scenario overload",
             ),
             (
                 &["--runs", "5"],
@@ -539,7 +539,7 @@ mod overload {
             (&["--plot", "chart.png"], "invalid value for --plot: chart.png does not end in .svg"),
         ];
         let contention: [(&[&str], &str); 3] = [
-            (&["--arrival-rate", "700"], "--arrival-rate is an option of --scenario overload; it does not apply to --scenario contention"),
+            (&["--arrival-rate", "700"], "--arrival-rate is an option of --scenario overload and throttling; it does not apply to --scenario contention"),
             (&["--policies", "retry"], "--policies is an option of --scenario overload"),
             (&["--scenario", "contention", "--bucket-refund", "2"], "--bucket-refund is an option of --scenario overload"),
         ];
