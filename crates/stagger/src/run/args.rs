@@ -30,9 +30,9 @@ pub struct RunArgs {
     /// (deadline, attempt_timeout), `[classification]` (retry_exit_codes,
     /// stop_exit_codes). An unknown field is an error, naming it.
     ///
-    /// Accepted but ignored, with a warning: a `[budget]`, since a budget
-    /// bounds the retries of many operations and one `stagger run` is one
-    /// operation; and without --http-headers, `limits.max_hint`,
+    /// Accepted but ignored, with a warning: a `[budget]` and a
+    /// `[rate_limiter]`, since each bounds the attempts of many operations
+    /// and one `stagger run` is one operation; and without --http-headers, `limits.max_hint`,
     /// `limits.hint_jitter` and the HTTP `retry_statuses` and
     /// `stop_statuses`, which only a server's response uses. They are still
     /// checked, so a file shared with a service is valid for both.
