@@ -112,7 +112,8 @@ pub struct RunArgs {
     pub keep_leftovers: bool,
 
     /// How to log retries on standard error: a line of text each, or a JSON
-    /// object per line (`retry_attempt`, then `give_up` if it gives up).
+    /// object per line (`retry_attempt`, then `give_up` if it gives up, and a
+    /// `summary` last).
     #[arg(long, value_name = "FORMAT", value_enum, default_value_t = LogFormat::Human)]
     pub log_format: LogFormat,
 
