@@ -126,6 +126,7 @@ pub use summary::Summary;
 pub use throttling::{
     run_throttling, ThrottlingConfig, ThrottlingConfigBuilder, ThrottlingError, ThrottlingPolicy,
     ThrottlingReport, ThrottlingRow, ThrottlingSeries, MAX_THROTTLING_CLIENTS, MAX_THROTTLING_HOP,
+    MAX_THROTTLING_OPERATIONS,
 };
 
 /// This crate's README (its registry page): its example compiles and runs.

@@ -168,9 +168,34 @@ impl fmt::Display for ConfigError {
             Value::Duration(d) => write!(f, "{d:?}")?,
             Value::Count(n) => write!(f, "{n}")?,
         }
+        // A duration's range in durations (`1ms`), as the value is given,
+        // not in bare seconds.
+        if let (Value::Duration(_), Rule::Within(min, max)) = (self.value, self.rule) {
+            let as_duration = core::time::Duration::try_from_secs_f64;
+            if let (Ok(min), Ok(max)) = (as_duration(min), as_duration(max)) {
+                return write!(f, ": must be between {min:?} and {max:?}");
+            }
+        }
         write!(f, ": {}", self.rule)
     }
 }
 
 #[cfg(feature = "std")]
 impl std::error::Error for ConfigError {}
+
+#[cfg(test)]
+mod tests {
+    use core::time::Duration;
+
+    use super::*;
+
+    #[test]
+    fn a_duration_s_range_is_given_in_durations() {
+        let err = ConfigError::duration(Field::RateBucket, Rule::Within(0.001, 60.0), Duration::ZERO);
+        assert_eq!(err.to_string(), "invalid rate_bucket 0ns: must be between 1ms and 60s");
+        let err = ConfigError::duration(Field::Ttl, Rule::Within(1.0, 60.0), Duration::from_secs(90));
+        assert_eq!(err.to_string(), "invalid ttl 90s: must be between 1s and 60s");
+        let err = ConfigError::float(Field::Smoothing, Rule::Within(0.0, 1.0), 2.0);
+        assert_eq!(err.to_string(), "invalid smoothing 2: must be between 0 and 1");
+    }
+}

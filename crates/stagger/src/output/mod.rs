@@ -122,10 +122,28 @@ pub fn check_plot_path(path: &Path) -> anyhow::Result<()> {
         return Err(anyhow!("{} is a directory: name the chart's file", path.display()));
     }
     let dir = path.parent().filter(|dir| !dir.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    if dir.exists() && !dir.is_dir() {
+        return Err(anyhow!("{} is not a directory", dir.display()));
+    }
     if !dir.is_dir() {
         return Err(anyhow!("the directory {} does not exist", dir.display()));
     }
-    Ok(())
+    probe_writable(path).with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// Whether [`write_atomically`] could write `path`: its `FILE.tmp` is
+/// created and removed, or, if it exists, opened for writing untouched.
+/// Permission bits alone would not tell (root, read-only mounts).
+fn probe_writable(path: &Path) -> io::Result<()> {
+    let mut temporary = OsString::from(path.as_os_str());
+    temporary.push(".tmp");
+    match std::fs::OpenOptions::new().write(true).create_new(true).open(&temporary) {
+        Ok(_) => std::fs::remove_file(&temporary),
+        Err(err) if err.kind() == io::ErrorKind::AlreadyExists => {
+            std::fs::OpenOptions::new().append(true).open(&temporary).map(drop)
+        }
+        Err(err) => Err(err),
+    }
 }
 
 /// A small report in every part, for the exporters' tests.
@@ -167,6 +185,28 @@ mod tests {
         let dir = tempfile::Builder::new().suffix(".svg").tempdir().unwrap();
         let directory = check_plot_path(dir.path()).unwrap_err();
         assert!(directory.to_string().ends_with(".svg is a directory: name the chart's file"), "{directory}");
+    }
+
+    #[test]
+    fn a_plot_path_that_cannot_be_written_is_refused_before_the_work() {
+        let file = tempfile::NamedTempFile::new().unwrap();
+        let under_a_file = check_plot_path(&file.path().join("chart.svg")).unwrap_err();
+        assert_eq!(under_a_file.to_string(), format!("{} is not a directory", file.path().display()));
+        // Read-only even for root, where permission bits would not stop a write.
+        #[cfg(target_os = "linux")]
+        {
+            let read_only = check_plot_path(Path::new("/proc/chart.svg")).unwrap_err();
+            assert!(format!("{read_only:#}").starts_with("cannot write /proc/chart.svg: "), "{read_only:#}");
+            assert!(!Path::new("/proc/chart.svg.tmp").exists());
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("chart.svg");
+        std::fs::write(dir.path().join("chart.svg.tmp"), "theirs").unwrap();
+        check_plot_path(&path).unwrap();
+        assert_eq!(std::fs::read_to_string(dir.path().join("chart.svg.tmp")).unwrap(), "theirs");
+        assert!(!path.exists());
+        check_plot_path(&dir.path().join("other.svg")).unwrap();
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "the probe is removed");
     }
 
     #[test]

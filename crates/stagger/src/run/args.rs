@@ -30,9 +30,9 @@ pub struct RunArgs {
     /// (deadline, attempt_timeout), `[classification]` (retry_exit_codes,
     /// stop_exit_codes). An unknown field is an error, naming it.
     ///
-    /// Accepted but ignored, with a warning: a `[budget]`, since a budget
-    /// bounds the retries of many operations and one `stagger run` is one
-    /// operation; and without --http-headers, `limits.max_hint`,
+    /// Accepted but ignored, with a warning: a `[budget]` and a
+    /// `[rate_limiter]`, since each bounds the attempts of many operations
+    /// and one `stagger run` is one operation; and without --http-headers, `limits.max_hint`,
     /// `limits.hint_jitter` and the HTTP `retry_statuses` and
     /// `stop_statuses`, which only a server's response uses. They are still
     /// checked, so a file shared with a service is valid for both.
@@ -112,7 +112,8 @@ pub struct RunArgs {
     pub keep_leftovers: bool,
 
     /// How to log retries on standard error: a line of text each, or a JSON
-    /// object per line (`retry_attempt`, then `give_up` if it gives up).
+    /// object per line (`retry_attempt`, then `give_up` if it gives up, and a
+    /// `summary` last).
     #[arg(long, value_name = "FORMAT", value_enum, default_value_t = LogFormat::Human)]
     pub log_format: LogFormat,
 

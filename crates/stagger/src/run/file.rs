@@ -103,14 +103,21 @@ fn check(config: &RetryConfig) -> Result<(), String> {
 }
 
 /// What in `config` is valid but changes nothing for `stagger run`, so
-/// that nobody believes it does: the budget, and without server responses
-/// (`speaks_http`) what only they use.
+/// that nobody believes it does: the budget and the rate limiter, and
+/// without server responses (`speaks_http`) what only they use.
 fn ignored(config: &RetryConfig, speaks_http: bool) -> Vec<String> {
     let mut notes = Vec::new();
     if config.budget.is_some() {
         notes.push(
             "budget is ignored: a budget bounds the retries of many operations, and one stagger run is \
              one operation"
+                .to_owned(),
+        );
+    }
+    if config.rate_limiter.is_some() {
+        notes.push(
+            "rate_limiter is ignored: an adaptive limiter paces the attempts of many operations to one \
+             server, and one stagger run is one operation"
                 .to_owned(),
         );
     }
@@ -242,5 +249,17 @@ mod tests {
         let notes = ignored(&config, true);
         assert_eq!(notes.len(), 1, "{notes:?}");
         assert!(notes[0].starts_with("budget is ignored"));
+    }
+
+    #[test]
+    fn a_rate_limiter_is_named_as_ignored() {
+        let config = RetryConfig::from_toml_str("[rate_limiter]\nbeta = 0.5\n").unwrap();
+        for speaks_http in [false, true] {
+            assert_eq!(
+                ignored(&config, speaks_http),
+                ["rate_limiter is ignored: an adaptive limiter paces the attempts of many operations \
+                     to one server, and one stagger run is one operation"]
+            );
+        }
     }
 }

@@ -176,21 +176,33 @@ fn check_foreign(args: &SimulateArgs) -> anyhow::Result<()> {
         (&[Scenario::Frontier], args.frontier.given()),
         (&[Scenario::Throttling], args.throttling.given()),
     ];
-    let shared =
-        |flag: &String| args.scenario == Scenario::Throttling && throttling::SHARED.contains(&flag.as_str());
+    let shared = |flag: &String| throttling::SHARED.contains(&flag.as_str());
     for (owners, given) in groups {
-        let foreign = given.iter().find(|flag| !shared(flag));
+        let foreign = given.iter().find(|flag| !(args.scenario == Scenario::Throttling && shared(flag)));
         if let Some(flag) = foreign.filter(|_| !owners.contains(&args.scenario)) {
-            let owners: Vec<&str> = owners.iter().map(|owner| owner.name()).collect();
+            // The message names every scenario that reads the flag, the
+            // throttling scenario included for the flags it shares.
+            let mut owners: Vec<&str> = owners.iter().map(|owner| owner.name()).collect();
+            if shared(flag) {
+                owners.push(Scenario::Throttling.name());
+            }
             return Err(anyhow!(
                 "{flag} is an option of --scenario {}; it does not apply to --scenario {}",
-                owners.join(" and "),
+                listed(&owners),
                 args.scenario.name()
             ))
             .context(UsageError::options());
         }
     }
     Ok(())
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn listed(names: &[&str]) -> String {
+    match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => names.join(""),
+    }
 }
 
 #[cfg(test)]
@@ -221,8 +233,8 @@ mod tests {
         let message = |options: &[&str]| format!("{:#}", check_foreign(&parse(options)).unwrap_err());
         assert_eq!(
             message(&["--clients", "10", "--seed", "1", "--arrival-rate", "5"]),
-            "invalid options: --arrival-rate is an option of --scenario overload; it does not apply to \
-             --scenario contention"
+            "invalid options: --arrival-rate is an option of --scenario overload and throttling; it does \
+             not apply to --scenario contention"
         );
         assert!(message(&["--scenario", "overload", "--runs", "3"])
             .contains("--runs is an option of --scenario contention"));
@@ -240,5 +252,25 @@ mod tests {
         assert!(message(&["--clients", "5", "--rate-limit", "5"]).contains("--rate-limit is an option"));
         assert!(message(&["--scales", "1"]).contains("--scales is an option of --scenario frontier"));
         assert!(check_foreign(&parse(&["--scenario", "frontier", "--clients", "10", "--runs", "3"])).is_ok());
+    }
+
+    #[test]
+    fn a_refused_option_names_every_scenario_that_reads_it() {
+        let message = |options: &[&str]| format!("{:#}", check_foreign(&parse(options)).unwrap_err());
+        assert_eq!(
+            message(&["--scenario", "frontier", "--attempts", "3"]),
+            "invalid options: --attempts is an option of --scenario overload and throttling; it does not \
+             apply to --scenario frontier"
+        );
+        assert_eq!(
+            message(&["--scenario", "overload", "--clients", "5"]),
+            "invalid options: --clients is an option of --scenario contention, frontier and throttling; it \
+             does not apply to --scenario overload"
+        );
+        assert_eq!(
+            message(&["--scenario", "throttling", "--timeout", "1s"]),
+            "invalid options: --timeout is an option of --scenario overload; it does not apply to --scenario \
+             throttling"
+        );
     }
 }

@@ -4,7 +4,7 @@
 //! the parameter.
 
 use anyhow::{anyhow, Context};
-use staggered_sim::{ThrottlingConfig, ThrottlingError, ThrottlingPolicy};
+use staggered_sim::{ThrottlingConfig, ThrottlingError, ThrottlingPolicy, MAX_THROTTLING_CLIENTS};
 
 use super::overload::{backoff, values::rate};
 use super::{given, SimulateArgs};
@@ -73,12 +73,16 @@ pub fn configure(args: &SimulateArgs) -> anyhow::Result<(ThrottlingConfig, Vec<S
     Ok((config, warnings))
 }
 
-/// `--clients` as this scenario reads it: one whole number.
+/// `--clients` as this scenario reads it: one whole number. Anything else
+/// is answered with this scenario's range, not the one of a count in
+/// general (up to `u32::MAX`), which would be wrong here.
 fn client_count(text: &str) -> anyhow::Result<u32> {
-    let count = crate::numbers::count(text).map_err(|message| {
-        anyhow!("{message}: the throttling scenario takes one client count, such as 20")
-    })?;
-    Ok(count)
+    crate::numbers::count(text).map_err(|_| {
+        anyhow!(
+            "must be one whole number from 1 to {MAX_THROTTLING_CLIENTS}, such as 20: \
+             the throttling scenario takes one client count"
+        )
+    })
 }
 
 /// The simulator's error, blamed on the option that set the parameter.
@@ -176,7 +180,7 @@ mod tests {
                 &["--policies", "adaptive,adaptive"],
                 "invalid value for --policies: invalid policies: adaptive",
             ),
-            (&["--clients", "10..20/5"], "invalid value for --clients: must be a whole number"),
+            (&["--clients", "10..20/5"], "invalid value for --clients: must be one whole number"),
             (&["--clients", "0"], "invalid value for --clients: invalid clients 0: must be from 1 to 100000"),
             (&["--duration", "0s"], "invalid value for --duration: invalid duration 0s"),
             (&["--attempts", "0"], "invalid value for --attempts: "),
@@ -193,6 +197,19 @@ mod tests {
         for (options, expected) in cases {
             let message = usage_message(options);
             assert!(message.starts_with(expected), "{options:?}: {message}");
+        }
+    }
+
+    #[test]
+    fn a_client_count_that_does_not_parse_is_given_this_scenario_s_range() {
+        for text in ["1,2", "x", "99999999999", "-3"] {
+            let message = usage_message(&["--clients", text]);
+            assert_eq!(
+                message,
+                "invalid value for --clients: must be one whole number from 1 to 100000, such as 20: \
+                 the throttling scenario takes one client count",
+                "{text}"
+            );
         }
     }
 }

@@ -437,6 +437,15 @@ fn help_documents_the_exit_status() {
     }
 }
 
+#[test]
+fn help_names_every_json_event_including_the_summary() {
+    let help = super::stdout_of(&["run", "--help"]);
+    assert!(
+        help.contains("(`retry_attempt`, then `give_up` if it gives up, and a `summary` last)"),
+        "{help}"
+    );
+}
+
 /// `stagger run --config FILE`: the file's settings, their precedence, and its errors.
 #[path = "run_config.rs"]
 mod config;

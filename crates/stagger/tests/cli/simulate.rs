@@ -191,12 +191,16 @@ fn plot_writes_an_svg_with_two_panels_and_a_line_per_strategy() {
 
 #[test]
 #[cfg(target_os = "linux")]
-fn an_unwritable_chart_fails_with_1() {
+fn an_unwritable_chart_is_refused_before_the_work_with_2() {
     // The directory exists, but not even root may create a file in it.
     let out = stagger(&["simulate", "--clients", "5", "--runs", "1", "--plot", "/proc/stagger-chart.svg"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(stderr.starts_with("error: cannot write the chart to /proc/stagger-chart.svg"), "{stderr}");
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.starts_with("error: invalid value for --plot: cannot write /proc/stagger-chart.svg: "),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty(), "nothing was simulated");
 }
 
 #[test]
@@ -530,7 +534,7 @@ mod overload {
             (&["--ratio-ttl", "2m"], "invalid value for --ratio-ttl: invalid budget for retry+ratio: "),
             (
                 &["--clients", "10"],
-                "--clients is an option of --scenario contention and frontier; it does not apply to --scenario overload",
+                "--clients is an option of --scenario contention, frontier and throttling; it does not apply to --scenario overload",
             ),
             (
                 &["--runs", "5"],
@@ -539,7 +543,7 @@ mod overload {
             (&["--plot", "chart.png"], "invalid value for --plot: chart.png does not end in .svg"),
         ];
         let contention: [(&[&str], &str); 3] = [
-            (&["--arrival-rate", "700"], "--arrival-rate is an option of --scenario overload; it does not apply to --scenario contention"),
+            (&["--arrival-rate", "700"], "--arrival-rate is an option of --scenario overload and throttling; it does not apply to --scenario contention"),
             (&["--policies", "retry"], "--policies is an option of --scenario overload"),
             (&["--scenario", "contention", "--bucket-refund", "2"], "--bucket-refund is an option of --scenario overload"),
         ];

@@ -175,7 +175,8 @@ impl FrontierReport {
         let title = format!(
             "N = {clients}: mean calls per run and completion time in time units over {runs}, soonest finish first"
         );
-        let columns = ["point", "calls", "±", "time", "±", "vs full", "vs decorrelated", "front", "target"];
+        let columns =
+            ["point", "calls", "±", "time", "±", "calls vs full", "time vs decorrelated", "front", "target"];
         let mut table = Table::new(Some(title), columns);
         let mut rows: Vec<&FrontierRow> = self.rows_for(clients).collect();
         rows.sort_by(|a, b| a.time.mean.total_cmp(&b.time.mean));
@@ -364,6 +365,11 @@ mod tests {
         assert_eq!(view.tables[0].rows.len(), 6);
         assert!(view.tables[0].title.as_deref().unwrap().starts_with("N = 6: mean calls"));
         assert_eq!(view.tables[2].rows.len(), 2, "a standing per candidate");
+        // Each comparison says which mean it compares, in both tables.
+        for table in [&view.tables[0], &view.tables[2]] {
+            assert!(table.columns.iter().any(|c| c == "calls vs full"), "{:?}", table.columns);
+            assert!(table.columns.iter().any(|c| c == "time vs decorrelated"), "{:?}", table.columns);
+        }
         let chart = view.chart.unwrap();
         assert_eq!(chart.layout, Layout::Grid { columns: 2 });
         assert_eq!(chart.panels.len(), 2);

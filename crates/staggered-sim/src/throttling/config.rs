@@ -10,11 +10,17 @@ use staggered::limiter::AdaptiveLimiterBuilder;
 use staggered::{Backoff, Strategy};
 
 use super::{ThrottlingError, ThrottlingPolicy};
-use crate::{plain, MAX_ATTEMPTS, MAX_DURATION, MAX_OPERATIONS};
+use crate::{plain, MAX_ATTEMPTS, MAX_DURATION};
 
 /// The most clients a run may have: each has its own arrivals, quota and
 /// limiter.
 pub const MAX_THROTTLING_CLIENTS: u32 = 100_000;
+
+/// The most operations a run may expect (`arrival_rate * duration`), a
+/// tenth of the overload scenario's: the clients' queues hold every
+/// operation the limiter holds back, about 350 bytes each, so a run far
+/// above the limit at this size may take 3.5 GB.
+pub const MAX_THROTTLING_OPERATIONS: f64 = 1e7;
 
 /// The longest network hop.
 pub const MAX_THROTTLING_HOP: Duration = Duration::from_secs(10);
@@ -289,7 +295,7 @@ impl ThrottlingConfigBuilder {
         }
         c.limiter.validate().map_err(ThrottlingError::Limiter)?;
         let operations = c.arrival_rate * c.duration.as_secs_f64();
-        if operations > MAX_OPERATIONS {
+        if operations > MAX_THROTTLING_OPERATIONS {
             return Err(ThrottlingError::TooManyOperations(operations));
         }
         let retries = c.policies.iter().any(|&p| p != ThrottlingPolicy::NoRetry);
@@ -352,5 +358,22 @@ mod tests {
         let unbounded =
             Backoff::builder(Strategy::Full).without_max_attempts().without_deadline().build().unwrap();
         assert_eq!(b().with_backoff(unbounded).build().unwrap_err(), ThrottlingError::UnboundedBackoff);
+    }
+
+    #[test]
+    fn a_run_whose_queues_could_outgrow_memory_is_refused() {
+        // The clients' queues hold every operation the limiter holds back:
+        // about 350 bytes each, all of them when the limit is far below the
+        // load. 2e7 operations could take 7 GB.
+        let b = ThrottlingConfig::builder;
+        let err =
+            b().with_arrival_rate(1000.0).with_duration(Duration::from_secs(20_000)).build().unwrap_err();
+        assert_eq!(err, ThrottlingError::TooManyOperations(2e7));
+        assert_eq!(
+            err.to_string(),
+            "invalid arrival-rate and duration: 20000000 operations expected, at most 10000000 (the clients' \
+             queues are held in memory)"
+        );
+        assert!(b().with_arrival_rate(1000.0).with_duration(Duration::from_secs(10_000)).build().is_ok());
     }
 }

@@ -7,8 +7,8 @@ use std::time::Duration;
 use staggered::config::format_duration as human;
 use staggered::ConfigError;
 
-use super::{ThrottlingPolicy, MAX_THROTTLING_CLIENTS, MAX_THROTTLING_HOP};
-use crate::{MAX_ATTEMPTS, MAX_DURATION, MAX_OPERATIONS};
+use super::{ThrottlingPolicy, MAX_THROTTLING_CLIENTS, MAX_THROTTLING_HOP, MAX_THROTTLING_OPERATIONS};
+use crate::{MAX_ATTEMPTS, MAX_DURATION};
 
 /// A throttling experiment could not be configured: which parameter is
 /// wrong and why. Messages name the parameter as a CLI flag would
@@ -39,7 +39,7 @@ pub enum ThrottlingError {
     /// The backoff has neither `max_attempts` nor a deadline, so an
     /// operation might retry forever.
     UnboundedBackoff,
-    /// `arrival-rate * duration` is above [`MAX_OPERATIONS`].
+    /// `arrival-rate * duration` is above [`MAX_THROTTLING_OPERATIONS`].
     TooManyOperations(f64),
     /// The operations expected times the backoff's `max_attempts` are above
     /// [`MAX_ATTEMPTS`].
@@ -75,7 +75,8 @@ impl fmt::Display for ThrottlingError {
             }
             TooManyOperations(n) => write!(
                 f,
-                "invalid arrival-rate and duration: {n:.0} operations expected, at most {MAX_OPERATIONS}"
+                "invalid arrival-rate and duration: {n:.0} operations expected, at most \
+                 {MAX_THROTTLING_OPERATIONS} (the clients' queues are held in memory)"
             ),
             TooManyAttempts(n) => write!(
                 f,

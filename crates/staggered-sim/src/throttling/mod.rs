@@ -32,7 +32,10 @@ use std::cell::Cell;
 use std::thread;
 use std::time::Duration;
 
-pub use config::{ThrottlingConfig, ThrottlingConfigBuilder, MAX_THROTTLING_CLIENTS, MAX_THROTTLING_HOP};
+pub use config::{
+    ThrottlingConfig, ThrottlingConfigBuilder, MAX_THROTTLING_CLIENTS, MAX_THROTTLING_HOP,
+    MAX_THROTTLING_OPERATIONS,
+};
 pub use error::ThrottlingError;
 pub use policy::ThrottlingPolicy;
 pub use report::{ThrottlingReport, ThrottlingRow, ThrottlingSeries};

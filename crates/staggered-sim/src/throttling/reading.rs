@@ -26,6 +26,18 @@ impl ThrottlingReport {
 
 /// [`ThrottlingReport::paragraphs`] of these rows.
 fn reading(config: &ThrottlingConfig, rows: &[ThrottlingRow]) -> Vec<String> {
+    // Every policy meets the same arrivals: none for one is none for all,
+    // and a goodput of 0/0 read as 0% would be nonsense.
+    if rows.iter().all(|row| row.operations == 0) {
+        let duration = config.duration();
+        return vec![format!(
+            "No operation started: at {}/s for {} the clients expected {} operations in all and drew none, \
+             so there is nothing to measure.",
+            number(config.arrival_rate()),
+            crate::view::format_duration(duration),
+            number(config.arrival_rate() * duration.as_secs_f64())
+        )];
+    }
     if rows.iter().all(|row| row.throttled == 0) {
         return vec![unthrottled(config, rows)];
     }
@@ -324,5 +336,22 @@ mod tests {
         );
         rows[3].unfinished = 3;
         assert!(!reading(&limit, &rows)[0].contains("same results"));
+    }
+
+    #[test]
+    fn a_run_without_operations_says_so_rather_than_a_goodput_of_0() {
+        let sparse = config()
+            .to_builder()
+            .with_arrival_rate(0.001)
+            .with_duration(Duration::from_secs(10))
+            .build()
+            .unwrap();
+        let report = crate::run_throttling(&sparse);
+        assert!(report.rows().iter().all(|row| row.operations == 0));
+        assert_eq!(
+            report.paragraphs(),
+            ["No operation started: at 0.001/s for 10s the clients expected 0.01 operations in all and drew \
+              none, so there is nothing to measure."]
+        );
     }
 }

@@ -130,7 +130,8 @@ impl ThrottlingReport {
     /// significant digits (the records keep every digit).
     fn table(&self) -> Table {
         let title = "Per policy: throttled, the attempts the server throttled; goodput, the operations that \
-                     succeeded; attempts per operation; client-side waits (limiter and backoff), median and \
+                     succeeded; attempts per operation, the attempts that reached the server over the \
+                     operations offered (below 1 when operations are still waiting at the end); client-side waits (limiter and backoff), median and \
                      99th percentile; send rate, attempts reaching the server per second over the last half; \
                      retries the quota refused; operations unfinished at the end"
             .to_owned();
@@ -246,6 +247,20 @@ mod tests {
             "one per client: 500 tokens; a throttled retry costs 5; a first-try success refunds 1"
         );
         assert_eq!(view.notes.len(), 3);
+    }
+
+    #[test]
+    fn the_table_says_what_attempts_per_operation_divides() {
+        // adaptive's 0.52 is below 1: operations still queued at the end
+        // count, attempts not sent do not.
+        let title = fixtures::report().present().tables[0].title.clone().unwrap();
+        assert!(
+            title.contains(
+                "attempts per operation, the attempts that reached the server over the operations offered \
+                 (below 1 when operations are still waiting at the end);"
+            ),
+            "{title}"
+        );
     }
 
     #[test]

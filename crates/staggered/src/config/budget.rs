@@ -185,7 +185,7 @@ impl BudgetConfig {
     ///
     /// # Errors
     /// A [`LoadError`] naming the parameter, such as
-    /// `budget.ttl: invalid ttl 90s: must be between 1 and 60`.
+    /// `budget.ttl: invalid ttl 90s: must be between 1s and 60s`.
     pub fn build(&self) -> Result<AnyBudget, LoadError> {
         match *self {
             BudgetConfig::TokenBucket {

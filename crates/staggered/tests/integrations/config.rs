@@ -266,7 +266,7 @@ const BAD: &[(&str, &str, &str, &str)] = &[
         "[budget]\nkind = \"ratio\"\nttl = \"90s\"",
         r#"{"budget": {"kind": "ratio", "ttl": "90s"}}"#,
         "budget.ttl",
-        "invalid ttl 90s: must be between 1 and 60",
+        "invalid ttl 90s: must be between 1s and 60s",
     ),
     (
         "[budget]\nkind = \"ratio\"\nretry_percent = -1.0",

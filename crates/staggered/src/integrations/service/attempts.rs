@@ -89,6 +89,7 @@ where
     /// Takes the policy's rate limiter's token for the attempt about to be
     /// made, waiting on `sleeper` (the wait counts as waited); the deadline
     /// reason if the wait would reach the deadline. Nothing without a limiter.
+    #[cfg(any(feature = "reqwest", feature = "tonic"))]
     pub(crate) async fn acquire<S, C, N, B, T, Z, K>(
         &mut self,
         policy: &RetryPolicy<S, C, N, B, T>,
@@ -118,6 +119,7 @@ where
     /// a driver that polls: `None` once taken, or the wait before asking
     /// again (counted as waited), or the deadline reason. `waiting` is the
     /// time this attempt has waited for its token so far.
+    #[cfg(feature = "tower")]
     pub(crate) fn admit<S, C, N, B, T, K>(
         &mut self,
         policy: &RetryPolicy<S, C, N, B, T>,
@@ -143,6 +145,7 @@ where
 
     /// The time left before the deadline, for an error that says the
     /// deadline came before the next attempt could be sent.
+    #[cfg(any(feature = "tower", feature = "reqwest"))]
     pub(crate) fn time_left<K>(&self, clock: &K) -> Duration
     where
         K: Clock<Instant = I> + ?Sized,
