@@ -10,6 +10,16 @@ use std::time::Duration;
 /// The `Duration` that one time unit stands for when talking to the library.
 pub const UNIT: Duration = Duration::from_millis(1);
 
+/// One second in time units (1000: a unit is a millisecond), the width of
+/// the 1-second buckets of the scenarios' per-second series.
+pub(crate) const SECOND: f64 = 1.0 / UNIT.as_secs_f64();
+
+/// How many 1-second buckets `duration` spans: its seconds rounded up (a
+/// last, shorter bucket counts).
+pub(crate) fn seconds_up(duration: Duration) -> usize {
+    duration.as_secs() as usize + usize::from(duration.subsec_nanos() > 0)
+}
+
 /// `units` time units as a `Duration`; `None` if `units` is negative, NaN,
 /// infinite or too large for a `Duration`.
 ///
@@ -48,9 +58,8 @@ pub fn elapsed(units: f64) -> Duration {
 #[inline]
 pub fn to_units(duration: Duration) -> f64 {
     // Multiplications only (`as_secs_f64` divides): this runs once per failed write.
-    const UNITS_PER_SEC: f64 = 1.0 / UNIT.as_secs_f64();
-    const UNITS_PER_NANO: f64 = UNITS_PER_SEC / 1e9;
-    duration.as_secs() as f64 * UNITS_PER_SEC + f64::from(duration.subsec_nanos()) * UNITS_PER_NANO
+    const UNITS_PER_NANO: f64 = SECOND / 1e9;
+    duration.as_secs() as f64 * SECOND + f64::from(duration.subsec_nanos()) * UNITS_PER_NANO
 }
 
 #[cfg(test)]

@@ -196,8 +196,7 @@ impl OverloadConfig {
     /// rounded up (the last bucket is shorter when the duration is not a
     /// whole number of seconds).
     pub fn buckets(&self) -> usize {
-        let secs = self.duration.as_secs() as usize;
-        secs + usize::from(self.duration.subsec_nanos() > 0)
+        crate::units::seconds_up(self.duration)
     }
 }
 

@@ -11,10 +11,7 @@ use super::{OverloadConfig, OverloadPolicy};
 use crate::engine::Engine;
 use crate::experiment::Progress;
 use crate::rng::{derive, name_id};
-use crate::units::{elapsed, to_units, UNIT};
-
-/// Time units per 1-second bucket (1000: a unit is a millisecond).
-pub(crate) const BUCKET: f64 = 1.0 / UNIT.as_secs_f64();
+use crate::units::{elapsed, to_units, SECOND};
 
 /// What one run counted, raw; [`report`](super::report) turns it into a row.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -77,7 +74,7 @@ struct Params {
 impl Params {
     fn of(config: &OverloadConfig) -> Self {
         // The mean gap between events of a rate per second, in time units.
-        let gap = |rate: f64| BUCKET / rate;
+        let gap = |rate: f64| SECOND / rate;
         Params {
             end: to_units(config.duration()),
             arrival_gap: gap(config.arrival_rate()),
@@ -151,7 +148,7 @@ struct Run<'b, B> {
 impl<B: Budget> Run<'_, B> {
     #[inline]
     fn bucket(now: f64) -> usize {
-        (now / BUCKET) as usize
+        (now / SECOND) as usize
     }
 
     /// An attempt of operation `op` reaches the server at `now`.
@@ -263,12 +260,12 @@ pub(crate) fn simulate<B: Budget>(
     if first < params.end {
         run.engine.schedule_at(first, Event::Arrival);
     }
-    let (mut seconds, mut next_second) = (0, BUCKET);
+    let (mut seconds, mut next_second) = (0, SECOND);
     while let Some(event) = run.engine.pop() {
         let now = run.engine.now();
         clock.set(elapsed(now));
         while now >= next_second && seconds < buckets {
-            (seconds, next_second) = (seconds + 1, next_second + BUCKET);
+            (seconds, next_second) = (seconds + 1, next_second + SECOND);
             progress.add(1);
         }
         match event {

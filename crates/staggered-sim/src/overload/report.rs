@@ -5,10 +5,10 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use super::model::{Counts, BUCKET};
+use super::model::Counts;
 use super::{OverloadConfig, OverloadPolicy};
 use crate::plain;
-use crate::units::elapsed;
+use crate::units::{elapsed, SECOND};
 
 /// One policy's load, second by second: bucket `i` covers `[i s, i+1 s)` of
 /// the run (the last one is shorter when the duration is not a whole number
@@ -118,7 +118,7 @@ impl OverloadRow {
         let overload_end = recovery_time.map_or(whole, |t| (recovery_from(config) + t).as_secs() as usize);
         let drained = counts
             .first_refusal
-            .map(|at| (at / BUCKET).ceil() as usize)
+            .map(|at| (at / SECOND).ceil() as usize)
             .filter(|&from| from < overload_end)
             .map(|from| from..overload_end);
         let sum = |v: &[u32]| v.iter().map(|&n| u64::from(n)).sum::<u64>();
@@ -172,7 +172,7 @@ fn recovery_from(config: &OverloadConfig) -> Duration {
 /// of a second.
 fn recovery_time(config: &OverloadConfig, counts: &Counts) -> Option<Duration> {
     let from = recovery_from(config);
-    let first = from.as_secs() as usize + usize::from(from.subsec_nanos() > 0);
+    let first = crate::units::seconds_up(from);
     let window = config.recovery_window().as_secs() as usize;
     let whole = config.duration().as_secs() as usize;
     let threshold = config.recovery_threshold();

@@ -20,7 +20,7 @@ use crate::view::{
 use crate::Present;
 
 /// A column of the records: its key and its value in a row.
-type Field = (&'static str, fn(&OverloadRow) -> Value);
+type Field = view::Field<OverloadRow>;
 
 /// Every record's field, in column order: whether and how fast a policy
 /// recovered first, then how. Times are in seconds (`recovery_time` from
@@ -53,15 +53,11 @@ const TRIGGER: usize = 1;
 
 impl Present for OverloadReport {
     fn present(&self) -> view::Report {
-        let mut records = Table::new(None, FIELDS.map(|(key, _)| key));
-        for row in self.rows() {
-            records.push(FIELDS.map(|(_, value)| value(row)));
-        }
         view::Report {
             parameters: self.parameters(),
             tables: vec![self.table()],
             notes: self.paragraphs(),
-            records,
+            records: Table::records(&FIELDS, self.rows()),
             document: None,
             chart: Some(self.chart()),
         }

@@ -141,8 +141,7 @@ impl ThrottlingConfig {
     /// How many 1-second buckets the per-second series hold: the duration
     /// rounded up.
     pub fn buckets(&self) -> usize {
-        let secs = self.duration.as_secs() as usize;
-        secs + usize::from(self.duration.subsec_nanos() > 0)
+        crate::units::seconds_up(self.duration)
     }
 }
 

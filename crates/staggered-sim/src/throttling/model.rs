@@ -14,10 +14,7 @@ use super::{ThrottlingConfig, ThrottlingPolicy};
 use crate::engine::Engine;
 use crate::experiment::Progress;
 use crate::rng::derive;
-use crate::units::{elapsed, to_units, UNIT};
-
-/// Time units per 1-second bucket (1000: a unit is a millisecond).
-pub(crate) const BUCKET: f64 = 1.0 / UNIT.as_secs_f64();
+use crate::units::{elapsed, to_units, SECOND};
 
 /// What one run counted, raw; [`report`](super::report) turns it into a row.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -73,7 +70,7 @@ struct Server {
 impl Server {
     fn new(per_second: f64) -> Self {
         let capacity = per_second.max(1.0);
-        Server { rate: per_second / BUCKET, capacity, level: capacity, last: 0.0 }
+        Server { rate: per_second / SECOND, capacity, level: capacity, last: 0.0 }
     }
 
     /// Whether a request reaching the server at `now` is admitted.
@@ -149,7 +146,7 @@ struct Run<'b, K: staggered::sleep::Clock> {
 /// The 1-second bucket of time `now`.
 #[inline]
 fn bucket(now: f64) -> usize {
-    (now / BUCKET) as usize
+    (now / SECOND) as usize
 }
 
 impl<K: staggered::sleep::Clock> Run<'_, K> {
@@ -280,7 +277,7 @@ pub(crate) fn simulate(
     let params = Params {
         end,
         half: end / 2.0,
-        arrival_gap: BUCKET * f64::from(clients) / config.arrival_rate(),
+        arrival_gap: SECOND * f64::from(clients) / config.arrival_rate(),
         hop: to_units(config.hop()),
     };
     let seed = config.seed();
@@ -322,12 +319,12 @@ pub(crate) fn simulate(
         run.schedule(first, Event::Arrival(client as u32));
     }
 
-    let (mut seconds, mut next_second) = (0, BUCKET);
+    let (mut seconds, mut next_second) = (0, SECOND);
     while let Some(event) = run.engine.pop() {
         let now = run.engine.now();
         clock.set(elapsed(now));
         while now >= next_second && seconds < buckets {
-            (seconds, next_second) = (seconds + 1, next_second + BUCKET);
+            (seconds, next_second) = (seconds + 1, next_second + SECOND);
             progress.add(1);
         }
         match event {

@@ -3,8 +3,9 @@
 
 use serde::Serialize;
 
-use super::model::{Counts, BUCKET};
+use super::model::Counts;
 use super::{ThrottlingConfig, ThrottlingPolicy};
+use crate::units::SECOND;
 
 /// One policy's load, second by second: bucket `i` covers `[i s, i+1 s)`
 /// of the run. These are the lines of the chart.
@@ -76,7 +77,7 @@ impl ThrottlingRow {
     pub(crate) fn new(config: &ThrottlingConfig, policy: ThrottlingPolicy, mut counts: Counts) -> Self {
         let ratio = |num: u64, den: u64| if den == 0 { 0.0 } else { num as f64 / den as f64 };
         counts.waits.sort_unstable_by(f64::total_cmp);
-        let seconds = |units: f64| units / BUCKET;
+        let seconds = |units: f64| units / SECOND;
         let half = config.duration().as_secs_f64() / 2.0;
         ThrottlingRow {
             policy,

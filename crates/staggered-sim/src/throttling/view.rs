@@ -11,11 +11,11 @@ use staggered::config::format_duration;
 
 use super::reading::{percent, seconds};
 use super::{ThrottlingPolicy, ThrottlingReport, ThrottlingRow};
-use crate::view::{self, number, Axis, Chart, Color, Dash, Layout, Line, Panel, Table, Value};
+use crate::view::{self, number, Axis, Chart, Color, Dash, Layout, Line, Panel, Table};
 use crate::Present;
 
 /// A column of the records: its key and its value in a row.
-type Field = (&'static str, fn(&ThrottlingRow) -> Value);
+type Field = view::Field<ThrottlingRow>;
 
 /// Every record's field, in column order: the measures first, then the
 /// counts they come from. Waits are in seconds, the send rate in attempts
@@ -43,15 +43,11 @@ const GOODPUT: (&str, usize) = ("goodput", 4);
 
 impl Present for ThrottlingReport {
     fn present(&self) -> view::Report {
-        let mut records = Table::new(None, FIELDS.map(|(key, _)| key));
-        for row in self.rows() {
-            records.push(FIELDS.map(|(_, value)| value(row)));
-        }
         view::Report {
             parameters: self.parameters(),
             tables: vec![self.table()],
             notes: self.paragraphs(),
-            records,
+            records: Table::records(&FIELDS, self.rows()),
             document: None,
             chart: Some(self.chart()),
         }
@@ -225,6 +221,7 @@ impl ThrottlingReport {
 mod tests {
     use super::super::reading::fixtures;
     use super::*;
+    use crate::view::Value;
 
     #[test]
     fn records_keep_every_digit_and_the_table_rounds() {

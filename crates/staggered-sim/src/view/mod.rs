@@ -66,10 +66,26 @@ pub struct Table {
     pub rows: Vec<Vec<Value>>,
 }
 
+/// A column of a table of records: its key, and its value in a row `R`.
+pub(crate) type Field<R> = (&'static str, fn(&R) -> Value);
+
 impl Table {
     /// A table with this title and these columns, and no rows.
     pub fn new<S: Into<String>>(title: Option<String>, columns: impl IntoIterator<Item = S>) -> Self {
         Table { title, columns: columns.into_iter().map(Into::into).collect(), rows: Vec::new() }
+    }
+
+    /// The records of `rows`: a column per field (its key), a row per item
+    /// (each field's value in it).
+    pub(crate) fn records<'a, R: 'a, const N: usize>(
+        fields: &[Field<R>; N],
+        rows: impl IntoIterator<Item = &'a R>,
+    ) -> Self {
+        let mut records = Table::new(None, fields.map(|(key, _)| key));
+        for row in rows {
+            records.push(fields.map(|(_, value)| value(row)));
+        }
+        records
     }
 
     /// Adds a row; missing cells are [`Value::Null`] and extra ones dropped.
