@@ -98,9 +98,7 @@ pub fn print(text: &str) -> anyhow::Result<()> {
 /// # Errors
 /// When the file cannot be written or renamed.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let mut temporary = OsString::from(path.as_os_str());
-    temporary.push(".tmp");
-    let temporary = PathBuf::from(temporary);
+    let temporary = temporary_for(path);
     let result = std::fs::write(&temporary, bytes).and_then(|()| std::fs::rename(&temporary, path));
     if result.is_err() {
         let _ = std::fs::remove_file(&temporary);
@@ -135,8 +133,7 @@ pub fn check_plot_path(path: &Path) -> anyhow::Result<()> {
 /// created and removed, or, if it exists, opened for writing untouched.
 /// Permission bits alone would not tell (root, read-only mounts).
 fn probe_writable(path: &Path) -> io::Result<()> {
-    let mut temporary = OsString::from(path.as_os_str());
-    temporary.push(".tmp");
+    let temporary = temporary_for(path);
     match std::fs::OpenOptions::new().write(true).create_new(true).open(&temporary) {
         Ok(_) => std::fs::remove_file(&temporary),
         Err(err) if err.kind() == io::ErrorKind::AlreadyExists => {
@@ -144,6 +141,14 @@ fn probe_writable(path: &Path) -> io::Result<()> {
         }
         Err(err) => Err(err),
     }
+}
+
+/// The file [`write_atomically`] writes before renaming it to `path`:
+/// `FILE.tmp` beside it.
+fn temporary_for(path: &Path) -> PathBuf {
+    let mut temporary = OsString::from(path.as_os_str());
+    temporary.push(".tmp");
+    PathBuf::from(temporary)
 }
 
 /// A small report in every part, for the exporters' tests.
