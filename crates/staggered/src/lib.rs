@@ -332,7 +332,7 @@ pub use error::{ConfigError, Field, Rule};
 pub use rng::{FastRng, Rng};
 pub use schedule::backoff::{Backoff, BackoffBuilder};
 pub use schedule::bounds::{Bounds, RetryBounds};
-pub use schedule::delays::Delays;
+pub use schedule::delays::{Delays, OwnPlan, PlanSource};
 pub use schedule::preset::Preset;
 pub use schedule::strategy::{CapMode, Strategy, UnknownName};
 pub use schedule::Schedule;

@@ -7,6 +7,7 @@
 //! sleeps: the blocking loop, the async future, the CLI and the simulator
 //! each supply the time and do the waiting.
 
+use core::borrow::Borrow;
 use core::fmt;
 use core::time::Duration;
 
@@ -177,6 +178,11 @@ pub enum Action {
 
 /// The retry state of one operation.
 ///
+/// `D` is the schedule's delays, `B` the retry budget, and `L` holds the
+/// [`Limits`]: a copy of its own, or a `&Limits` that many decisions share
+/// (for state kept per client of a large fleet, with
+/// [`Backoff::borrowed_delays`](crate::Backoff::borrowed_delays)).
+///
 /// ```
 /// use std::time::Duration;
 /// use staggered::{Action, Decision, Failure, Limits, StopReason};
@@ -190,10 +196,10 @@ pub enum Action {
 /// assert_eq!(decision.on_failure(&Failure::TRANSIENT, late), Action::Stop(StopReason::Deadline));
 /// ```
 #[derive(Debug, Clone)]
-pub struct Decision<D, B = NoBudget> {
+pub struct Decision<D, B = NoBudget, L = Limits> {
     delays: D,
     budget: B,
-    limits: Limits,
+    limits: L,
     attempt: u32,
     hint_rng: Option<FastRng>,
     cancelled: bool,
@@ -205,19 +211,20 @@ pub struct Decision<D, B = NoBudget> {
     last_wait: Option<Duration>,
 }
 
-impl<D: Iterator<Item = Duration>> Decision<D> {
+impl<D: Iterator<Item = Duration>, L: Borrow<Limits>> Decision<D, NoBudget, L> {
     /// The decision for one operation: attempt 1 is next, with `delays` from
-    /// the schedule and no budget.
-    pub fn new(delays: D, limits: Limits) -> Self {
+    /// the schedule and no budget. `limits` is a [`Limits`], or a
+    /// `&Limits` that a fleet of decisions shares (64 bytes less each).
+    pub fn new(delays: D, limits: L) -> Self {
         Decision::with_budget(delays, limits, NoBudget)
     }
 }
 
-impl<D: Iterator<Item = Duration>, B: Budget> Decision<D, B> {
+impl<D: Iterator<Item = Duration>, B: Budget, L: Borrow<Limits>> Decision<D, B, L> {
     /// The decision for one operation, asking `budget` before each retry.
     /// The delays are taken in order and never started over; a decision
     /// made [`for_schedule`](Decision::for_schedule) knows more.
-    pub fn with_budget(delays: D, limits: Limits, budget: B) -> Self {
+    pub fn with_budget(delays: D, limits: L, budget: B) -> Self {
         Decision::steered(delays, limits, budget, Steering::in_order())
     }
 
@@ -225,11 +232,11 @@ impl<D: Iterator<Item = Duration>, B: Budget> Decision<D, B> {
     /// the schedule says (waits chosen by the kind of failure with
     /// [`ByKind`](crate::compose::ByKind); a restart after a gRPC pushback,
     /// [`HintPolicy::Pushback`]). What a [`RetryPolicy`](crate::RetryPolicy) uses.
-    pub fn for_schedule<S: Schedule<Delays = D>>(schedule: &S, limits: Limits, budget: B) -> Self {
+    pub fn for_schedule<S: Schedule<Delays = D>>(schedule: &S, limits: L, budget: B) -> Self {
         Decision::steered(schedule.delays(), limits, budget, Steering::of::<S>())
     }
 
-    pub(crate) fn steered(delays: D, limits: Limits, budget: B, steering: Steering<D>) -> Self {
+    pub(crate) fn steered(delays: D, limits: L, budget: B, steering: Steering<D>) -> Self {
         Decision {
             delays,
             budget,
@@ -267,8 +274,8 @@ impl<D: Iterator<Item = Duration>, B: Budget> Decision<D, B> {
     }
 
     /// The limits in force.
-    pub const fn limits(&self) -> &Limits {
-        &self.limits
+    pub fn limits(&self) -> &Limits {
+        self.limits.borrow()
     }
 
     /// The budget.
@@ -279,7 +286,7 @@ impl<D: Iterator<Item = Duration>, B: Budget> Decision<D, B> {
     /// The time left before the deadline, `elapsed` after attempt 1 started;
     /// `None` without a deadline. An async per-attempt timeout is clipped to it.
     pub fn time_left(&self, elapsed: Duration) -> Option<Duration> {
-        self.limits.time_left(elapsed)
+        self.limits().time_left(elapsed)
     }
 
     /// Stops the retrying: the next [`on_failure`](Decision::on_failure)
@@ -383,21 +390,21 @@ impl<D: Iterator<Item = Duration>, B: Budget> Decision<D, B> {
             return Err(StopReason::Permanent);
         }
         self.budget.record_failure(failure);
-        if matches!(self.limits.max_attempts, Some(max) if self.attempt >= max) {
+        if matches!(self.limits().max_attempts, Some(max) if self.attempt >= max) {
             return Err(StopReason::AttemptsExhausted);
         }
         let scheduled = next.take(&mut self.delays, failure).ok_or(StopReason::AttemptsExhausted)?;
-        let hint_policy = self.limits.hint_policy;
+        let hint_policy = self.limits().hint_policy;
         let wait = match failure.hint {
             None => scheduled,
             Some(Hint::Never) => return Err(StopReason::HintTooLong),
             Some(Hint::After(hint)) => {
-                let max_hint = self.limits.max_hint;
+                let max_hint = self.limits().max_hint;
                 hint_policy.wait(hint, scheduled, max_hint, || self.jittered_hint(hint, elapsed))?
             }
         };
         self.last_wait = Some(wait);
-        if let Some(deadline) = self.limits.deadline {
+        if let Some(deadline) = self.limits().deadline {
             // An attempt that would start exactly at the deadline would have
             // no time to run: that is a stop too.
             if elapsed.checked_add(wait).is_none_or(|end| end >= deadline) {
@@ -418,14 +425,14 @@ impl<D: Iterator<Item = Duration>, B: Budget> Decision<D, B> {
     /// `hint + U[0, hint * hint_jitter]`, never below the hint and never past
     /// `max_hint` (the jitter is what gets cut, not the hint).
     fn jittered_hint(&mut self, hint: Duration, elapsed: Duration) -> Duration {
-        let spread = to_nanos(hint) * self.limits.hint_jitter;
+        let spread = to_nanos(hint) * self.limits().hint_jitter;
         if spread <= 0.0 {
             return hint;
         }
         let rng = self.hint_rng.get_or_insert_with(|| hint_rng(elapsed));
         let jitter = from_nanos(spread * rng.next_f64());
         let wait = hint.saturating_add(jitter);
-        match self.limits.max_hint {
+        match self.limits().max_hint {
             Some(max) => wait.min(max.max(hint)),
             None => wait,
         }

@@ -33,7 +33,7 @@ pub(crate) struct Ceiling {
 
 /// Everything `Delays` reads, computed once by `BackoffBuilder::build`.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct Plan {
+pub struct Plan {
     pub(crate) shape: Shape,
     /// `x(1)`, in nanoseconds.
     pub(crate) first: f64,
