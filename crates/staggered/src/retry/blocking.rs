@@ -85,7 +85,7 @@ impl<S: Schedule, C, N, B: Budget, T> Parts<'_, S, C, N, B, T> {
     #[inline]
     pub(crate) fn run_blocking<R, E, F, Z, K>(
         self,
-        mut op: F,
+        op: F,
         sleeper: &Z,
         clock: &K,
     ) -> Result<Retried<R>, RetryError<E>>
@@ -97,26 +97,36 @@ impl<S: Schedule, C, N, B: Budget, T> Parts<'_, S, C, N, B, T> {
         Z: BlockingSleeper + ?Sized,
         K: Clock + ?Sized,
     {
-        let start = self.limits.deadline.map(|_| clock.now());
-        self.budget.record_request();
-        match op(1) {
-            Ok(value) => {
-                self.budget.deposit(1, None);
-                self.instruments.first_try_success();
-                Ok(Retried { value, attempts: 1, waited: Duration::ZERO })
-            }
-            Err(error) => {
-                self.retry_blocking::<_, _, _, _, _, false>(op, error, start, Duration::ZERO, sleeper, clock)
-            }
-        }
+        self.first_blocking::<_, _, _, _, _, false>(op, sleeper, clock)
     }
 
     /// [`run_blocking`](Parts::run_blocking) for a policy with a rate
     /// limiter, which takes a token before attempt 1 too. The callers choose
     /// before they gather the parts, so that a policy without a limiter
-    /// pays one branch for it.
+    /// pays one branch for it, and this loop stays out of line.
     #[inline(never)]
     pub(crate) fn run_blocking_limited<R, E, F, Z, K>(
+        self,
+        op: F,
+        sleeper: &Z,
+        clock: &K,
+    ) -> Result<Retried<R>, RetryError<E>>
+    where
+        F: FnMut(u32) -> Result<R, E>,
+        C: Classifier<E>,
+        N: Notify<E>,
+        E: core::fmt::Display,
+        Z: BlockingSleeper + ?Sized,
+        K: Clock + ?Sized,
+    {
+        self.first_blocking::<_, _, _, _, _, true>(op, sleeper, clock)
+    }
+
+    /// Attempt 1, then the retries if it failed. `LIMITED`: whether the
+    /// policy has a rate limiter, so that a policy without one has none of
+    /// its steps compiled in.
+    #[inline]
+    fn first_blocking<R, E, F, Z, K, const LIMITED: bool>(
         self,
         mut op: F,
         sleeper: &Z,
@@ -132,19 +142,24 @@ impl<S: Schedule, C, N, B: Budget, T> Parts<'_, S, C, N, B, T> {
     {
         let start = self.limits.deadline.map(|_| clock.now());
         self.budget.record_request();
-        let waited = match self.limiter.acquire_blocking(self.limits, start, sleeper, clock) {
-            Ok(waited) => waited,
-            Err((reason, waited)) => return Err(self.unsent_blocking(reason, 0, waited, None, start, clock)),
-        };
+        let mut waited = Duration::ZERO;
+        if LIMITED {
+            match self.limiter.acquire_blocking(self.limits, start, sleeper, clock) {
+                Ok(wait) => waited = wait,
+                Err((reason, wait)) => return Err(self.unsent_blocking(reason, 0, wait, None, start, clock)),
+            }
+        }
         match op(1) {
             Ok(value) => {
-                self.limiter.record(false);
+                if LIMITED {
+                    self.limiter.record(false);
+                }
                 self.budget.deposit(1, None);
                 self.instruments.first_try_success();
                 Ok(Retried { value, attempts: 1, waited })
             }
             Err(error) => {
-                self.retry_blocking::<_, _, _, _, _, true>(op, error, start, waited, sleeper, clock)
+                self.retry_blocking::<_, _, _, _, _, LIMITED>(op, error, start, waited, sleeper, clock)
             }
         }
     }
