@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use staggered::{Action, Backoff, Decision, Delays, Failure, FastRng, Limits, NoBudget};
 
-use crate::engine::Engine;
+use crate::engine::{prefetch, Engine};
 use crate::experiment::Progress;
 use crate::rng::{derive, Normal};
 use crate::units::{elapsed, to_units};
@@ -51,6 +51,11 @@ impl Message {
         Message { tagged: client | WRITE, version }
     }
 }
+
+/// How many events ahead a run asks for a client's state: enough to
+/// overlap a miss to main memory, few enough that the forecast holds
+/// (measured at 10^5 clients: about 15 s with 2, 17.5 s with 4, 22 s without).
+const LOOK_AHEAD: usize = 2;
 
 /// How many finished clients a run counts before it adds them to the
 /// shared [`Progress`]: one atomic add per client, from two threads, moved
@@ -161,7 +166,15 @@ pub(crate) fn simulate<'b>(
             done = 0;
         }
         None
-    }) {}
+    }) {
+        // In a large fleet, the client of an event a few ahead is likely
+        // out of cache: ask for its state now (see `engine::prefetch`).
+        if let Some(&Message { tagged, .. }) = engine.upcoming(LOOK_AHEAD) {
+            if let Some(client) = decisions.get((tagged & !WRITE) as usize) {
+                prefetch(client);
+            }
+        }
+    }
     progress.add(u64::from(done));
     RunOutcome { calls, time: last_event, gave_up }
 }

@@ -251,6 +251,14 @@ impl<E> RadixQueue<E> {
         self.buckets[index] = bucket;
     }
 
+    /// The event `after` events after the next one, if the current tick
+    /// holds it (the run pops from its back).
+    #[inline(always)]
+    pub(crate) fn upcoming(&self, after: usize) -> Option<&E> {
+        let index = self.run.len().checked_sub(after + 1)?;
+        self.run.get(index).map(|slot| &slot.event)
+    }
+
     /// Removes the first event with the smallest key, making its key the
     /// last one; `None`, with the last key unchanged, when the queue is empty.
     #[inline(always)]
