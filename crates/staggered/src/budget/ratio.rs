@@ -337,6 +337,8 @@ where
 
     fn deposit(&self, _: u32, _: Option<&Failure>) {}
 
+    const READS_LAST_FAILURE: bool = false;
+
     fn record_request(&self) {
         let inner = &self.inner;
         if inner.deposit == 0 {

@@ -105,6 +105,8 @@ impl Budget for RetryThrottle {
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |t| Some(t.saturating_sub(1000)));
     }
 
+    const READS_LAST_FAILURE: bool = false;
+
     fn deposit(&self, _: u32, _: Option<&Failure>) {
         let inner = &self.inner;
         let _ = inner.milli_tokens.fetch_update(Ordering::AcqRel, Ordering::Acquire, |t| {

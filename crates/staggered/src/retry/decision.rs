@@ -203,7 +203,8 @@ pub struct Decision<D, B = NoBudget, L = Limits> {
     attempt: u32,
     hint_rng: Option<FastRng>,
     cancelled: bool,
-    /// The failure whose retry is under way, for the budget's refund.
+    /// The failure whose retry is under way, for the budget's refund; kept
+    /// only for a budget that [reads it](Budget::READS_LAST_FAILURE).
     last_failure: Option<Failure>,
     /// How the delays are walked: in order, or as their schedule says.
     steering: Steering<D>,
@@ -368,7 +369,9 @@ impl<D: Iterator<Item = Duration>, B: Budget, L: Borrow<Limits>> Decision<D, B, 
         match self.decide(failure, elapsed, next) {
             Ok(wait) => {
                 self.attempt = self.attempt.saturating_add(1);
-                self.last_failure = Some(*failure);
+                if B::READS_LAST_FAILURE {
+                    self.last_failure = Some(*failure);
+                }
                 Action::Retry(wait)
             }
             Err(reason) => Action::Stop(reason),
@@ -602,6 +605,36 @@ mod tests {
             Action::Stop(StopReason::BudgetExhausted)
         );
         assert_eq!(budget.0.get(), 1);
+    }
+
+    /// A budget that records the `last_failure` each deposit is given,
+    /// reading it or not as `READS` says.
+    struct Deposits<const READS: bool>(Cell<Option<Option<Failure>>>);
+    impl<const READS: bool> Budget for Deposits<READS> {
+        const READS_LAST_FAILURE: bool = READS;
+        fn withdraw(&self, _: &Failure) -> bool {
+            true
+        }
+        fn deposit(&self, _: u32, last_failure: Option<&Failure>) {
+            self.0.set(Some(last_failure.copied()));
+        }
+    }
+
+    #[test]
+    fn the_last_failure_reaches_a_budget_that_reads_it() {
+        let throttled = Failure::THROTTLED;
+        let reads = Deposits::<true>(Cell::new(None));
+        let mut d = Decision::with_budget(ones(), Limits::NONE, &reads);
+        d.on_failure(&Failure::TRANSIENT, Duration::ZERO);
+        d.on_failure(&throttled, Duration::ZERO);
+        d.on_success();
+        assert_eq!(reads.0.get(), Some(Some(throttled)), "the failure whose retry succeeded");
+        // A budget that says it never reads it is not kept for it.
+        let ignores = Deposits::<false>(Cell::new(None));
+        let mut d = Decision::with_budget(ones(), Limits::NONE, &ignores);
+        d.on_failure(&throttled, Duration::ZERO);
+        d.on_success();
+        assert_eq!(ignores.0.get(), Some(None));
     }
 
     #[test]

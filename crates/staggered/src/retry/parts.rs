@@ -2,6 +2,7 @@
 //! step every driver takes after a failed attempt, and the clock they read
 //! for it ([`Stopwatch`]).
 
+use core::borrow::Borrow;
 use core::time::Duration;
 
 use crate::budget::Budget;
@@ -41,13 +42,12 @@ impl<S, C, N, B, T> Copy for Parts<'_, S, C, N, B, T> {}
 impl<'a, S, C, N, B, T> Parts<'a, S, C, N, B, T> {
     /// A fresh decision for one operation.
     #[inline]
-    pub(crate) fn decision(&self) -> Decision<S::Delays, &'a B>
+    pub(crate) fn decision(&self) -> Decision<S::Delays, &'a B, &'a Limits>
     where
         S: Schedule,
         B: Budget,
     {
-        // The delays before the limits: each is then copied once, into place.
-        Decision::steered(self.schedule.delays(), *self.limits, self.budget, Steering::of::<S>())
+        Decision::steered(self.schedule.delays(), self.limits, self.budget, Steering::of::<S>())
     }
 
     /// The schedule's own steering, for [`step`](Parts::step) on a decision
@@ -63,9 +63,9 @@ impl<'a, S, C, N, B, T> Parts<'a, S, C, N, B, T> {
     /// scheduled delay: [`next_delay`](Parts::next_delay) for a decision of
     /// the schedule's own delays (a direct call), else the decision's steering.
     #[inline(always)]
-    pub(crate) fn step<E, D, DB>(
+    pub(crate) fn step<E, D, DB, L>(
         &self,
-        decision: &mut Decision<D, DB>,
+        decision: &mut Decision<D, DB, L>,
         error: &E,
         error_type: &'static str,
         failure: Failure,
@@ -77,6 +77,7 @@ impl<'a, S, C, N, B, T> Parts<'a, S, C, N, B, T> {
         E: core::fmt::Display,
         D: Iterator<Item = Duration>,
         DB: Budget,
+        L: Borrow<Limits>,
     {
         let attempt = decision.attempt();
         let max_attempts = self.limits.max_attempts;
@@ -110,9 +111,9 @@ impl<'a, S, C, N, B, T> Parts<'a, S, C, N, B, T> {
 
     /// The deadline cut the running attempt and its error type cannot say
     /// so: the retrying ends, and the hooks hear it with the error before.
-    pub(crate) fn cut<E, D, DB>(
+    pub(crate) fn cut<E, D, DB, L>(
         &self,
-        decision: &mut Decision<D, DB>,
+        decision: &mut Decision<D, DB, L>,
         previous: Option<&E>,
         error_type: &'static str,
         cut: TimedOut,
@@ -123,6 +124,7 @@ impl<'a, S, C, N, B, T> Parts<'a, S, C, N, B, T> {
         E: core::fmt::Display,
         D: Iterator<Item = Duration>,
         DB: Budget,
+        L: Borrow<Limits>,
     {
         let reason = decision.on_cut(&Failure::timeout());
         let budget = decision.budget().metrics();
@@ -168,7 +170,10 @@ impl<'a, S, C, N, B, T> Parts<'a, S, C, N, B, T> {
     /// A later attempt succeeded: the budget may refund, and the metrics
     /// count the operation. Every driver ends a retried success here.
     #[inline]
-    pub(crate) fn succeeded<D: Iterator<Item = Duration>, DB: Budget>(&self, decision: &mut Decision<D, DB>) {
+    pub(crate) fn succeeded<D: Iterator<Item = Duration>, DB: Budget, L: Borrow<Limits>>(
+        &self,
+        decision: &mut Decision<D, DB, L>,
+    ) {
         decision.on_success();
         self.instruments.success_after_retry(decision.budget(), self.limiter);
     }

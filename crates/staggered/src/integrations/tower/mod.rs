@@ -317,6 +317,8 @@ where
 /// The decision's handle on the policy's budget: the request's future owns
 /// the shared state, so the decision reaches the budget through it.
 impl<S, C, N, B: Budget, T, Q, Z, K> Budget for Shared<RetryPolicy<S, C, N, B, T>, Q, Z, K> {
+    const READS_LAST_FAILURE: bool = B::READS_LAST_FAILURE;
+
     #[inline]
     fn withdraw(&self, failure: &Failure) -> bool {
         self.policy.budget.withdraw(failure)
