@@ -66,92 +66,110 @@ macro_rules! retry_body {
                 Err(failed) => Some(failed),
             }
         };
-        let parts = $parts;
+        // Re-derived at each use rather than kept across the awaits: the
+        // future keeps the closure (the policy's address, and a call's own
+        // classifier and hooks) instead of the parts' nine fields. No
+        // temporary of it may live across an await, or it is kept too.
+        let parts = || $parts;
         // The error type's name, for `tracing`, named where it is used: a
         // constant there, not a field of the future kept across awaits.
         let error_type = || core::any::type_name::<E>();
-        let make_error = <_ as $crate::TimeoutFor<E>>::make_error(parts.timeout);
-        let mut stopwatch = parts.stopwatch::<E, _>(start, $clock);
-        let mut decision = parts.decision();
+        let mut stopwatch = parts().stopwatch::<E, _>(start, $clock);
+        let mut decision = parts().decision();
         let mut waited = core::time::Duration::ZERO;
         // The last error an attempt returned, for a cut that has none.
         let mut last: Option<E> = None;
         loop {
-            if let Some(failed) = failed.take() {
-                let (error, failure) = match failed {
-                    $crate::retry::future::Failed::Error(error) => {
-                        let failure = parts.classify_error(&error);
-                        (error, failure)
-                    }
-                    $crate::retry::future::Failed::Cut(cut) => match make_error {
-                        Some(make) => (make(cut), $crate::Failure::timeout()),
-                        None => {
-                            parts.limiter.record(false);
-                            let elapsed = stopwatch.elapsed($clock);
-                            let reason = parts.cut(&mut decision, last.as_ref(), error_type(), cut, elapsed);
-                            return Err($crate::RetryError::cut(
-                                reason,
-                                decision.attempt(),
-                                waited,
-                                last,
-                                cut,
-                            ));
+            // A failure is classified and decided on in a block that ends
+            // before the sleep: what only the decision reads is not kept in
+            // the future across it.
+            let wait = match failed.take() {
+                None => None,
+                Some(failed) => {
+                    let (error, failure) = match failed {
+                        $crate::retry::future::Failed::Error(error) => {
+                            let failure = parts().classify_error(&error);
+                            (error, failure)
                         }
-                    },
-                };
-                parts.limiter.record(failure.kind == $crate::ErrorKind::Throttled);
-                match parts.step(
-                    &mut decision,
-                    &error,
-                    error_type(),
-                    failure,
-                    stopwatch.elapsed($clock),
-                    parts.next_delay(),
-                ) {
-                    Ok(delay) => {
-                        // Even a zero wait goes to the sleeper: on a runtime it yields.
-                        $sleeper.sleep(delay).await;
-                        if !delay.is_zero() {
+                        $crate::retry::future::Failed::Cut(cut) => {
+                            match <_ as $crate::TimeoutFor<E>>::make_error(parts().timeout) {
+                                Some(make) => (make(cut), $crate::Failure::timeout()),
+                                None => {
+                                    parts().limiter.record(false);
+                                    let elapsed = stopwatch.elapsed($clock);
+                                    let reason =
+                                        parts().cut(&mut decision, last.as_ref(), error_type(), cut, elapsed);
+                                    return Err($crate::RetryError::cut(
+                                        reason,
+                                        decision.attempt(),
+                                        waited,
+                                        last,
+                                        cut,
+                                    ));
+                                }
+                            }
+                        }
+                    };
+                    parts().limiter.record(failure.kind == $crate::ErrorKind::Throttled);
+                    let stepped = parts().step(
+                        &mut decision,
+                        &error,
+                        error_type(),
+                        failure,
+                        stopwatch.elapsed($clock),
+                        parts().next_delay(),
+                    );
+                    match stepped {
+                        Ok(delay) => {
+                            last = Some(error);
+                            // Counted before the sleep: a future dropped
+                            // during it reports nothing.
                             waited = waited.saturating_add(delay);
+                            Some(delay)
                         }
-                    }
-                    Err(reason) => {
-                        return Err($crate::RetryError::new(reason, decision.attempt(), waited, error))
+                        Err(reason) => {
+                            return Err($crate::RetryError::new(reason, decision.attempt(), waited, error))
+                        }
                     }
                 }
-                last = Some(error);
+            };
+            if let Some(delay) = wait {
+                // Even a zero wait goes to the sleeper: on a runtime it yields.
+                $sleeper.sleep(delay).await;
             }
-            if parts.limiter.is_set() {
-                match parts.limiter.acquire(parts.limits, stopwatch.start(), $sleeper, $clock).await {
+            if parts().limiter.is_set() {
+                match parts().limiter.acquire(parts().limits, stopwatch.start(), $sleeper, $clock).await {
                     Ok(wait) => waited = waited.saturating_add(wait),
                     Err((reason, wait)) => {
                         let attempts = decision.attempt().saturating_sub(1);
                         let elapsed =
                             stopwatch.start().map_or(core::time::Duration::ZERO, |start| $clock.since(start));
                         let budget = decision.budget().metrics();
-                        parts.unsent(reason, attempts, last.as_ref(), error_type(), elapsed, budget);
+                        parts().unsent(reason, attempts, last.as_ref(), error_type(), elapsed, budget);
                         let waited = waited.saturating_add(wait);
                         return Err($crate::RetryError::unsent(reason, attempts, waited, last));
                     }
                 }
             }
-            let attempt = decision.attempt();
             // No start read means no deadline and no timeout: nothing to
             // cut the attempt, and no clock to read for it.
-            let limit =
-                stopwatch.start().and_then(|start| parts.limits.attempt_limit(timeout, $clock.since(start)));
+            let limit = stopwatch
+                .start()
+                .and_then(|start| parts().limits.attempt_limit(timeout, $clock.since(start)));
             let outcome = match limit {
-                None => $op(attempt).await.map_err($crate::retry::future::Failed::Error),
-                Some(cut) => $crate::retry::future::timed($op(attempt), cut, $sleeper).await,
+                None => $op(decision.attempt()).await.map_err($crate::retry::future::Failed::Error),
+                Some(cut) => $crate::retry::future::timed($op(decision.attempt()), cut, $sleeper).await,
             };
             match outcome {
                 Ok(value) => {
-                    parts.limiter.record(false);
+                    // Read again rather than kept across the attempt's await.
+                    let attempt = decision.attempt();
+                    parts().limiter.record(false);
                     if attempt == 1 {
                         decision.on_success();
-                        parts.instruments.first_try_success();
+                        parts().instruments.first_try_success();
                     } else {
-                        parts.succeeded(&mut decision);
+                        parts().succeeded(&mut decision);
                     }
                     let $done = $crate::Retried { value, attempts: attempt, waited };
                     return Ok($map);
