@@ -138,7 +138,9 @@ macro_rules! retry_body {
                 $sleeper.sleep(delay).await;
             }
             if parts().limiter.is_set() {
-                match parts().limiter.acquire(parts().limits, stopwatch.start(), $sleeper, $clock).await {
+                // Bound first, like the step: the parts end with this statement.
+                let acquire = parts().limiter.acquire(parts().limits, stopwatch.start(), $sleeper, $clock);
+                match acquire.await {
                     Ok(wait) => waited = waited.saturating_add(wait),
                     Err((reason, wait)) => {
                         let attempts = decision.attempt().saturating_sub(1);
