@@ -1,21 +1,24 @@
-//! A rate limiter through the service integrations: 429, and 503 with a hint
-//! to come back later, are throttled responses the limiter slows down for;
-//! every attempt, the first included, takes a token first.
+//! A rate limiter through the service integrations and the gRPC driver: 429,
+//! 503 with a hint to come back later, and gRPC's `RESOURCE_EXHAUSTED` are
+//! throttled responses the limiter slows down for; every attempt, the first
+//! included, takes a token first.
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
 use ::reqwest::StatusCode;
+use ::tonic::{Code, Status};
 use reqwest_middleware::ClientBuilder;
 use staggered::http::ClassifyHttp;
 use staggered::limiter::AdaptiveLimiter;
 use staggered::reqwest::RetryMiddleware;
 use staggered::test_util::{MockClock, RecordingSleeper};
 use staggered::tower::RetryLayer;
-use staggered::{Backoff, RetryPolicy, Strategy};
+use staggered::{Backoff, RetryPolicy, StopReason, Strategy};
 use tower::{BoxError, Service, ServiceBuilder, ServiceExt};
 
+use super::grpc_server::{message, GrpcServer, Reply as GrpcReply};
 use super::server::{Reply, Server};
 
 fn backoff() -> Backoff {
@@ -102,4 +105,66 @@ async fn the_tower_layer_reports_throttles_and_waits_for_attempt_1s_token() {
     let error = service.ready().await.unwrap().call("c".to_owned()).await.unwrap_err();
     assert!(error.is::<staggered::TimedOut>(), "{error}");
     assert_eq!(sleeper.sleeps().len(), before, "no sleep past the deadline");
+}
+
+#[tokio::test]
+async fn the_grpc_driver_reports_resource_exhausted_and_takes_tokens() {
+    let server = GrpcServer::start(|call| match call {
+        1 => GrpcReply::Fail(Status::resource_exhausted("slow down")),
+        2 => GrpcReply::Fail(Status::unavailable("restarting")),
+        _ => GrpcReply::Serving,
+    })
+    .await;
+    let client = server.client().await;
+    let sleeper = RecordingSleeper::new();
+    let limiter = AdaptiveLimiter::builder().build_with_clock(sleeper.clock()).unwrap();
+    let policy = RetryPolicy::new(backoff()).with_rate_limiter(limiter.clone());
+    let clock = sleeper.clock();
+    let check = || {
+        policy
+            .retry_grpc(&client, message(), |mut client, request| async move { client.check(request).await })
+            .run_with(&sleeper, &clock)
+    };
+    let done = check().await.unwrap();
+    assert_eq!((done.attempts, server.calls()), (3, 3));
+    let metrics = limiter.metrics();
+    // RESOURCE_EXHAUSTED is a throttle; UNAVAILABLE is not.
+    assert!(metrics.enabled);
+    assert_eq!(metrics.throttles, 1, "{metrics:?}");
+    // Now attempt 1 of the next call waits for its token first.
+    drain(&limiter);
+    let before = sleeper.sleeps().len();
+    let done = check().await.unwrap();
+    assert_eq!((done.attempts, server.calls()), (1, 4));
+    assert_eq!(sleeper.sleeps().len(), before + 1, "one wait, for the token");
+    assert_eq!(limiter.metrics().waits, metrics.waits + 1);
+}
+
+#[tokio::test]
+async fn the_grpc_driver_stops_at_a_token_past_the_deadline_with_the_last_status() {
+    let server = GrpcServer::start(|_| GrpcReply::Fail(Status::resource_exhausted("slow down"))).await;
+    let client = server.client().await;
+    let sleeper = RecordingSleeper::new();
+    let limiter = AdaptiveLimiter::builder().build_with_clock(sleeper.clock()).unwrap();
+    limiter.record_response(true); // 0.5 tokens a second: 2 s from one to the next
+    drain(&limiter);
+    let policy =
+        RetryPolicy::new(backoff()).with_deadline(Duration::from_secs(1)).with_rate_limiter(limiter.clone());
+    let clock = sleeper.clock();
+    let check = || {
+        policy
+            .retry_grpc(&client, message(), |mut client, request| async move { client.check(request).await })
+            .run_with(&sleeper, &clock)
+    };
+    // No token before the deadline: nothing is sent, and there is no status to give.
+    let error = check().await.unwrap_err();
+    assert_eq!((error.reason(), error.attempts(), error.error().is_none()), (StopReason::Deadline, 0, true));
+    assert_eq!((server.calls(), sleeper.sleeps().len()), (0, 0), "no call, no sleep past the deadline");
+    // One token: attempt 1 is sent and throttled, attempt 2's token is past
+    // the deadline. The error is attempt 1's status.
+    clock.advance(Duration::from_millis(2100));
+    let error = check().await.unwrap_err();
+    assert_eq!((error.reason(), error.attempts(), server.calls()), (StopReason::Deadline, 1, 1));
+    assert_eq!(error.error().map(Status::code), Some(Code::ResourceExhausted));
+    assert_eq!(sleeper.sleeps(), [Duration::from_millis(10)], "the backoff, then no wait past the deadline");
 }
