@@ -18,8 +18,9 @@ use staggered::tower::RetryLayer;
 use staggered::{Backoff, RetryPolicy, StopReason, Strategy};
 use tower::{BoxError, Service, ServiceBuilder, ServiceExt};
 
-use super::grpc_server::{message, GrpcServer, Reply as GrpcReply};
+use super::grpc_server::{GrpcServer, Reply as GrpcReply};
 use super::server::{Reply, Server};
+use super::tonic::Check;
 
 fn backoff() -> Backoff {
     Backoff::builder(Strategy::Exponential)
@@ -119,14 +120,8 @@ async fn the_grpc_driver_reports_resource_exhausted_and_takes_tokens() {
     let sleeper = RecordingSleeper::new();
     let limiter = AdaptiveLimiter::builder().build_with_clock(sleeper.clock()).unwrap();
     let policy = RetryPolicy::new(backoff()).with_rate_limiter(limiter.clone());
-    let clock = sleeper.clock();
-    let check = || {
-        policy
-            .retry_grpc(&client, message(), |mut client, request| async move { client.check(request).await })
-            .run_with(&sleeper, &clock)
-    };
-    let done = check().await.unwrap();
-    assert_eq!((done.attempts, server.calls()), (3, 3));
+    let (_, attempts) = policy.check(&client, &sleeper).await.unwrap();
+    assert_eq!((attempts, server.calls()), (3, 3));
     let metrics = limiter.metrics();
     // RESOURCE_EXHAUSTED is a throttle; UNAVAILABLE is not.
     assert!(metrics.enabled);
@@ -134,8 +129,8 @@ async fn the_grpc_driver_reports_resource_exhausted_and_takes_tokens() {
     // Now attempt 1 of the next call waits for its token first.
     drain(&limiter);
     let before = sleeper.sleeps().len();
-    let done = check().await.unwrap();
-    assert_eq!((done.attempts, server.calls()), (1, 4));
+    let (_, attempts) = policy.check(&client, &sleeper).await.unwrap();
+    assert_eq!((attempts, server.calls()), (1, 4));
     assert_eq!(sleeper.sleeps().len(), before + 1, "one wait, for the token");
     assert_eq!(limiter.metrics().waits, metrics.waits + 1);
 }
@@ -150,20 +145,14 @@ async fn the_grpc_driver_stops_at_a_token_past_the_deadline_with_the_last_status
     drain(&limiter);
     let policy =
         RetryPolicy::new(backoff()).with_deadline(Duration::from_secs(1)).with_rate_limiter(limiter.clone());
-    let clock = sleeper.clock();
-    let check = || {
-        policy
-            .retry_grpc(&client, message(), |mut client, request| async move { client.check(request).await })
-            .run_with(&sleeper, &clock)
-    };
     // No token before the deadline: nothing is sent, and there is no status to give.
-    let error = check().await.unwrap_err();
+    let error = policy.check(&client, &sleeper).await.unwrap_err();
     assert_eq!((error.reason(), error.attempts(), error.error().is_none()), (StopReason::Deadline, 0, true));
     assert_eq!((server.calls(), sleeper.sleeps().len()), (0, 0), "no call, no sleep past the deadline");
     // One token: attempt 1 is sent and throttled, attempt 2's token is past
     // the deadline. The error is attempt 1's status.
-    clock.advance(Duration::from_millis(2100));
-    let error = check().await.unwrap_err();
+    sleeper.clock().advance(Duration::from_millis(2100));
+    let error = policy.check(&client, &sleeper).await.unwrap_err();
     assert_eq!((error.reason(), error.attempts(), server.calls()), (StopReason::Deadline, 1, 1));
     assert_eq!(error.error().map(Status::code), Some(Code::ResourceExhausted));
     assert_eq!(sleeper.sleeps(), [Duration::from_millis(10)], "the backoff, then no wait past the deadline");

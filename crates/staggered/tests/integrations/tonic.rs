@@ -50,7 +50,7 @@ fn recording<S: Schedule>(
 
 /// The health check, retried on a recording sleeper, for any policy the
 /// driver takes: the serving status and the attempts made.
-trait Check {
+pub(super) trait Check {
     async fn check(
         &self,
         client: &HealthClient<Channel>,
