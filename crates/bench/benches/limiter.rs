@@ -66,11 +66,12 @@ impl Row {
                 let policy = black_box(policy);
                 let (sleeper, clock) = (|_: Duration| {}, || Duration::ZERO);
                 for i in 0..n {
-                    let _ = black_box(policy.run_with(
-                        |_| Ok::<_, std::io::Error>(black_box(i)),
-                        &sleeper,
-                        &clock,
-                    ));
+                    let _ = black_box(
+                        policy
+                            .retry(|_| Ok::<_, std::io::Error>(black_box(i)))
+                            .with_timer(&sleeper, &clock)
+                            .run(),
+                    );
                 }
             }
         }

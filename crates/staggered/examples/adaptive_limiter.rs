@@ -78,8 +78,8 @@ fn main() {
             clock.advance(next_operation - now);
         }
         next_operation += gap;
-        let outcome = policy.run_with(
-            |_| {
+        let outcome = policy
+            .retry(|_| {
                 attempts += 1;
                 if server.admit(clock.now()) {
                     Ok(())
@@ -87,10 +87,9 @@ fn main() {
                     throttled += 1;
                     Err(TooManyRequests)
                 }
-            },
-            &sleeper,
-            &clock,
-        );
+            })
+            .with_timer(&sleeper, &clock)
+            .run();
         succeeded += u32::from(outcome.is_ok());
         if clock.now() >= next_second {
             let metrics = limiter.metrics();

@@ -20,7 +20,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .with_max_delay(Duration::from_millis(200))
         .with_max_attempts(5)
         .build()?;
-    let policy = RetryPolicy::new(backoff).with_deadline(Duration::from_secs(2));
+    let policy = RetryPolicy::new(backoff).with_deadline(Duration::from_secs(2))?;
 
     let mut server = None;
     let stream = policy

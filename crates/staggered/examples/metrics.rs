@@ -31,7 +31,7 @@ fn main() {
     let scripts: [&[Result<&str, &str>]; 3] =
         [&[Err("reset"), Err("reset"), Ok("profile")], &[Ok("profile")], &[Err("reset"); 3]];
     for script in scripts {
-        let outcome = policy.retry(|attempt| script[attempt as usize - 1]).run_with(&sleeper, &clock);
+        let outcome = policy.retry(|attempt| script[attempt as usize - 1]).with_timer(&sleeper, &clock).run();
         match outcome {
             Ok(done) => println!("ok after {} attempt(s)", done.attempts),
             Err(e) => println!("gave up: {e}"),

@@ -57,7 +57,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // No classifier: the HTTP rules (408, 429, 5xx and their hints).
     let policy = RetryPolicy::new(backoff)
         .with_budget(TokenBucket::new())
-        .with_deadline(Duration::from_secs(10))
+        .with_deadline(Duration::from_secs(10))?
         .on_retry(|event| println!("{event}"));
     let client = reqwest_middleware::ClientBuilder::new(reqwest::Client::builder().no_proxy().build()?)
         .with(RetryMiddleware::from_policy(policy))

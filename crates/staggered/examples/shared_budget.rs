@@ -30,10 +30,11 @@ async fn main() {
             let (policy, calls) = (Arc::clone(&policy), Arc::clone(&calls));
             tokio::spawn(async move {
                 let outcome = policy
-                    .call_async(|_| {
+                    .retry(|_| {
                         calls.fetch_add(1, Ordering::Relaxed);
                         async { Err::<(), _>(io::Error::other("503 from a dependency that is down")) }
                     })
+                    .call()
                     .await;
                 outcome.unwrap_err().reason()
             })

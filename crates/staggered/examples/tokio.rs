@@ -10,15 +10,15 @@ use std::time::Duration;
 use staggered::{Preset, RetryPolicy, StopReason};
 
 #[tokio::main(flavor = "current_thread")]
-async fn main() {
+async fn main() -> Result<(), staggered::ConfigError> {
     // The "interactive" preset: 100 ms base, additive jitter, 3 attempts.
     let policy = RetryPolicy::new(Preset::Interactive.backoff())
-        .with_attempt_timeout(Duration::from_millis(100)) // a hung attempt is cut, then retried
-        .with_deadline(Duration::from_secs(2));
+        .with_attempt_timeout(Duration::from_millis(100))? // a hung attempt is cut, then retried
+        .with_deadline(Duration::from_secs(2))?;
 
     let calls = AtomicU32::new(0);
     let value = policy
-        .call_async(|attempt| {
+        .retry(|attempt| {
             calls.fetch_add(1, Ordering::Relaxed);
             async move {
                 if attempt == 1 {
@@ -27,12 +27,14 @@ async fn main() {
                 Ok::<_, io::Error>(attempt * 10)
             }
         })
+        .call()
         .await
         .expect("the second attempt answers");
     println!("value {value} after {} calls", calls.load(Ordering::Relaxed));
     assert_eq!(value, 20);
 
-    let err = policy.call_async(|_| async { Err::<(), _>(io::Error::other("down")) }).await.unwrap_err();
+    let err = policy.retry(|_| async { Err::<(), _>(io::Error::other("down")) }).call().await.unwrap_err();
     println!("{err}");
     assert_eq!(err.reason(), StopReason::AttemptsExhausted);
+    Ok(())
 }

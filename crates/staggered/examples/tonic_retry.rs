@@ -83,8 +83,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // No classifier: gRPC's rules (UNAVAILABLE, RESOURCE_EXHAUSTED as throttling).
     let policy = RetryPolicy::new(backoff)
         .with_budget(throttle.clone())
-        .with_attempt_timeout(Duration::from_secs(2))
-        .with_deadline(Duration::from_secs(10))
+        .with_attempt_timeout(Duration::from_secs(2))?
+        .with_deadline(Duration::from_secs(10))?
         .on_retry(|event| println!("client: {event}"));
 
     let client = HealthClient::new(Endpoint::from_shared(address)?.connect().await?);

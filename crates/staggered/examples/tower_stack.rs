@@ -39,7 +39,7 @@ async fn main() -> Result<(), BoxError> {
         .build()?;
     let policy = RetryPolicy::new(backoff) // 503, 429, 408: retry, with their Retry-After
         .with_budget(TokenBucket::new())
-        .with_deadline(Duration::from_secs(2))
+        .with_deadline(Duration::from_secs(2))?
         .on_retry(|event| println!("{event}")); // attempt 1/4 failed (HTTP 503 Service Unavailable); ...
     let mut service = ServiceBuilder::new()
         .layer(RetryLayer::new(policy).clone_requests_with(IdempotentOnly::new()))

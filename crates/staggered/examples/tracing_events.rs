@@ -21,15 +21,16 @@ fn main() {
     let policy = RetryPolicy::new(backoff).classify(classify_io);
 
     // Two retries, then a success: two WARN events.
-    let _ =
-        policy.call(
+    let _ = policy
+        .retry(
             |attempt| if attempt < 3 { Err(io::Error::from(io::ErrorKind::ConnectionReset)) } else { Ok(()) },
-        );
+        )
+        .call();
 
     // Attempts exhausted: two retries and a give-up, at ERROR as asked.
     let loud = policy.clone().with_give_up_level(tracing::Level::ERROR);
-    let _ = loud.call(|_| Err::<(), _>(io::Error::from(io::ErrorKind::TimedOut)));
+    let _ = loud.retry(|_| Err::<(), _>(io::Error::from(io::ErrorKind::TimedOut))).call();
 
     // Permanent at once: one DEBUG event, nothing retried.
-    let _ = policy.call(|_| Err::<(), _>(io::Error::from(io::ErrorKind::PermissionDenied)));
+    let _ = policy.retry(|_| Err::<(), _>(io::Error::from(io::ErrorKind::PermissionDenied))).call();
 }

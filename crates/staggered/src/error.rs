@@ -41,6 +41,10 @@ pub enum Field {
     MaxRateScale,
     /// A token bucket's `success_reward`.
     SuccessReward,
+    /// A policy's `deadline`, the total time for an operation.
+    Deadline,
+    /// A policy's `attempt_timeout`, the time each async attempt gets.
+    AttemptTimeout,
 }
 
 impl Field {
@@ -64,6 +68,8 @@ impl Field {
             Field::MinRate => "min_rate",
             Field::MaxRateScale => "max_rate_scale",
             Field::SuccessReward => "success_reward",
+            Field::Deadline => "deadline",
+            Field::AttemptTimeout => "attempt_timeout",
         }
     }
 }

@@ -332,7 +332,7 @@ pub use error::{ConfigError, Field, Rule};
 pub use rng::{FastRng, Rng};
 pub use schedule::backoff::{Backoff, BackoffBuilder};
 pub use schedule::bounds::{Bounds, RetryBounds};
-pub use schedule::delays::{Delays, OwnPlan, PlanSource};
+pub use schedule::delays::Delays;
 pub use schedule::preset::Preset;
 pub use schedule::strategy::{CapMode, Strategy, UnknownName};
 pub use schedule::Schedule;
@@ -346,14 +346,17 @@ pub use classify::{
 };
 #[cfg(feature = "std")]
 pub use limiter::AdaptiveLimiter;
+#[cfg(feature = "std")]
+pub use retry::cancel::CancelFlag;
 pub use retry::decision::{Action, Decision, Limits, StopReason};
 pub use retry::event::{GiveUpEvent, Hooks, NoNotify, Notify, OnGiveUp, OnRetry, RetryEvent};
+pub use retry::failed::FailedAttempt;
 pub use retry::hint_policy::HintPolicy;
 pub use retry::policy::{RetryPolicy, SERVICE_MAX_HINT};
-pub use retry::retry_error::{Retried, RetryError, TimedOut};
+pub use retry::retry_error::{Cancelled, Retried, RetryError, TimedOut};
 pub use retry::retrying;
 pub use retry::retrying::Retrying;
-pub use retry::timeout::{AttemptTimeout, CanBlock, FromTimedOut, MakeTimeoutError, NoTimeout, TimeoutFor};
+pub use retry::timeout::{AttemptTimeout, CanBlock, FromTimedOut, NoTimeout, Timeout};
 pub use schedule::compose;
 
 /// The README's example compiles and runs as a doctest.

@@ -51,6 +51,18 @@ where
 pub trait BlockingSleeper {
     /// Blocks the thread for `delay`.
     fn sleep(&self, delay: Duration);
+
+    /// Blocks for `delay` unless `flag` is set first; whether it was set.
+    /// The default checks the flag before and after sleeping;
+    /// [`StdSleeper`] wakes as soon as it is set.
+    #[cfg(feature = "std")]
+    fn sleep_unless(&self, delay: Duration, flag: &crate::CancelFlag) -> bool {
+        if flag.is_cancelled() {
+            return true;
+        }
+        self.sleep(delay);
+        flag.is_cancelled()
+    }
 }
 
 impl<F: Fn(Duration)> BlockingSleeper for F {
@@ -101,6 +113,10 @@ pub struct StdSleeper;
 impl BlockingSleeper for StdSleeper {
     fn sleep(&self, delay: Duration) {
         std::thread::sleep(delay)
+    }
+
+    fn sleep_unless(&self, delay: Duration, flag: &crate::CancelFlag) -> bool {
+        flag.wait(delay)
     }
 }
 
@@ -161,12 +177,12 @@ impl Clock for TokioClock {
     }
 }
 
-/// The timer and clock that `call_async` and `run_async` use: tokio's, with
-/// the `tokio` feature. Without it, calling them is a compile error that says
-/// what to enable; `run_async_with` takes any runtime's sleeper and clock.
+/// The timer and clock an async retry uses unless given its own
+/// (`with_timer`): tokio's, with the `tokio` feature. Without it, such a
+/// call is a compile error that says what to enable.
 #[diagnostic::on_unimplemented(
-    message = "`call_async` and `run_async` need a timer: enable staggered's `tokio` feature, \
-               or call `run_async_with` with your runtime's sleeper and clock",
+    message = "an async retry needs a timer: enable staggered's `tokio` feature, \
+               or give the call your runtime's sleeper and clock with `.with_timer(&sleeper, &clock)`",
     label = "no default async runtime"
 )]
 pub trait DefaultRuntime {

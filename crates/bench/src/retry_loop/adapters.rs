@@ -104,7 +104,7 @@ impl Staggered {
 impl BlockingRetry for Staggered {
     #[inline]
     fn call<F: FnMut() -> Result<u64, Failed>>(&self, mut op: F) -> Option<u64> {
-        self.policy.call(|_| op()).ok()
+        self.policy.retry(|_| op()).call().ok()
     }
 }
 
@@ -115,12 +115,11 @@ impl AsyncRetry for Staggered {
         F: FnMut() -> Fut,
         Fut: Future<Output = Result<u64, Failed>>,
     {
-        self.policy.call_async(move |_| op()).await.ok()
+        self.policy.retry(move |_| op()).call().await.ok()
     }
 }
 
-/// [`Staggered`] through `run_async_with` with a sleeper that is ready at
-/// once: the async loop's own cost on the fail-once path, without tokio's
+/// [`Staggered`] with a sleeper that is ready at once (`with_timer`): the async loop's own cost on the fail-once path, without tokio's
 /// timer (whose `sleep(ZERO)` waits for the next 1 ms tick).
 #[derive(Debug, Clone)]
 pub struct StaggeredReady(Staggered);
@@ -141,7 +140,7 @@ impl AsyncRetry for StaggeredReady {
     {
         let ready = |_: Duration| std::future::ready(());
         let clock = staggered::sleep::TokioClock;
-        self.0.policy.run_async_with(move |_| op(), &ready, &clock).await.ok().map(|done| done.value)
+        self.0.policy.retry(move |_| op()).with_timer(&ready, &clock).call().await.ok()
     }
 }
 

@@ -31,7 +31,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::Context;
-use staggered::{Action, Decision, Failure, StopReason};
+use staggered::{Action, Backoff, Decision, Failure, NoBudget, StopReason};
 
 pub use args::RunArgs;
 use child::{AttemptError, AttemptPlan};
@@ -78,7 +78,7 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
     let show_countdown = countdown::shown(config.log_format, config.quiet);
 
     // Seeded by `--seed` or the file's `schedule.seed`, else from OS entropy.
-    let decision = Decision::new(config.backoff.delays(), config.limits);
+    let decision = Decision::<Backoff>::with_delays(config.backoff.delays(), config.limits, NoBudget);
     let mut decision = match config.hint_seed {
         Some(seed) => decision.with_hint_seed(seed),
         None => decision,

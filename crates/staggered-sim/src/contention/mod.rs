@@ -160,7 +160,7 @@ fn simulate_all(config: &ContentionConfig, progress: &Progress) -> ContentionRep
 /// (client count, strategy) pairs, client counts major.
 fn simulate_job<'b>(
     config: &'b ContentionConfig,
-    scratch: &mut Scratch<'b>,
+    scratch: &mut Scratch,
     index: usize,
     progress: &Progress,
 ) -> RunOutcome {

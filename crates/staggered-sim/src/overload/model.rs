@@ -5,7 +5,7 @@
 use std::cell::Cell;
 use std::time::Duration;
 
-use staggered::{Action, Backoff, Budget, Decision, Delays, Failure, FastRng, Limits, Rng, StopReason};
+use staggered::{Action, Backoff, Budget, Decision, Failure, FastRng, Limits, Rng, StopReason};
 
 use super::{OverloadConfig, OverloadPolicy};
 use crate::engine::Engine;
@@ -126,7 +126,7 @@ impl Server {
 
 /// One operation in flight: its retry decision and when its first attempt left.
 struct Operation<'b, B> {
-    decision: Decision<Delays<FastRng>, &'b B>,
+    decision: Decision<Backoff, &'b B>,
     start: f64,
 }
 
@@ -284,7 +284,7 @@ pub(crate) fn simulate<B: Budget>(
                 budget.record_request();
                 let rng = FastRng::seed(derive(&[jitter, index]));
                 let operation = Operation {
-                    decision: Decision::with_budget(config.backoff().delays_with_rng(rng), limits, budget),
+                    decision: Decision::with_delays(config.backoff().delays_with_rng(rng), limits, budget),
                     start: now,
                 };
                 let op = match run.free.pop() {

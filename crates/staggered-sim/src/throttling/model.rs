@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use staggered::limiter::AdaptiveLimiter;
-use staggered::{Action, Backoff, Decision, Delays, Failure, FastRng, Limits, Rng, StopReason, TokenBucket};
+use staggered::{Action, Backoff, Decision, Failure, FastRng, Limits, Rng, StopReason, TokenBucket};
 
 use super::{ThrottlingConfig, ThrottlingPolicy};
 use crate::engine::Engine;
@@ -90,7 +90,7 @@ impl Server {
 /// One operation: its retry decision, its client, when it started, and the
 /// time it has waited on the client side.
 struct Operation<'b> {
-    decision: Decision<Delays<FastRng>, &'b Option<TokenBucket>>,
+    decision: Decision<Backoff, &'b Option<TokenBucket>>,
     client: u32,
     start: f64,
     /// Waited so far, in time units, not counting the wait under way.
@@ -340,7 +340,7 @@ pub(crate) fn simulate(
                     staggered::Budget::record_request(quota);
                 }
                 let operation = Operation {
-                    decision: Decision::with_budget(config.backoff().delays_with_rng(jitter), limits, quota),
+                    decision: Decision::with_delays(config.backoff().delays_with_rng(jitter), limits, quota),
                     client,
                     start: now,
                     waited: 0.0,

@@ -80,11 +80,15 @@ pub trait Budget {
     /// counts a request; that is [`record_request`](Budget::record_request).
     fn deposit(&self, attempt: u32, last_failure: Option<&Failure>);
 
-    /// Whether [`deposit`](Budget::deposit) reads its `last_failure`. A
-    /// budget that never does says `false`, and the retry decision then
-    /// does not keep each failure for it (about 11 instructions a retry) and
-    /// passes `None`. The default, `true`, is always correct.
-    const READS_LAST_FAILURE: bool = true;
+    /// Gives back a [`withdraw`](Budget::withdraw) of `failure` whose retry
+    /// was never sent: the caller cancelled or dropped the operation during
+    /// the wait, or the next attempt got no rate-limiter token before the
+    /// deadline. What the withdrawal took comes back, and it no longer
+    /// counts as an allowed retry, so operations abandoned mid-wait cannot
+    /// drain a budget. The default does nothing.
+    fn refund(&self, failure: &Failure) {
+        let _ = failure;
+    }
 
     /// Records a retryable failure, whether or not it will be retried (the
     /// retry decision calls it for every transient or throttled failure,
@@ -109,8 +113,6 @@ pub trait Budget {
 pub struct NoBudget;
 
 impl Budget for NoBudget {
-    const READS_LAST_FAILURE: bool = false;
-
     #[inline]
     fn withdraw(&self, _: &Failure) -> bool {
         true
@@ -122,8 +124,6 @@ impl Budget for NoBudget {
 macro_rules! forward_budget {
     ($($ty:ty),*) => {$(
         impl<B: Budget + ?Sized> Budget for $ty {
-            const READS_LAST_FAILURE: bool = B::READS_LAST_FAILURE;
-
             #[inline]
             fn withdraw(&self, failure: &Failure) -> bool {
                 (**self).withdraw(failure)
@@ -131,6 +131,10 @@ macro_rules! forward_budget {
             #[inline]
             fn deposit(&self, attempt: u32, last_failure: Option<&Failure>) {
                 (**self).deposit(attempt, last_failure)
+            }
+            #[inline]
+            fn refund(&self, failure: &Failure) {
+                (**self).refund(failure)
             }
             #[inline]
             fn record_failure(&self, failure: &Failure) {
@@ -153,8 +157,6 @@ forward_budget!(&B);
 /// An optional budget: `None` allows every retry, as [`NoBudget`] does (a
 /// configuration without a `budget` section still makes a policy).
 impl<B: Budget> Budget for Option<B> {
-    const READS_LAST_FAILURE: bool = B::READS_LAST_FAILURE;
-
     #[inline]
     fn withdraw(&self, failure: &Failure) -> bool {
         self.as_ref().is_none_or(|budget| budget.withdraw(failure))
@@ -163,6 +165,12 @@ impl<B: Budget> Budget for Option<B> {
     fn deposit(&self, attempt: u32, last_failure: Option<&Failure>) {
         if let Some(budget) = self {
             budget.deposit(attempt, last_failure);
+        }
+    }
+    #[inline]
+    fn refund(&self, failure: &Failure) {
+        if let Some(budget) = self {
+            budget.refund(failure);
         }
     }
     #[inline]
@@ -206,6 +214,12 @@ impl Tally {
             self.refused.fetch_add(1, Relaxed);
         }
         allowed
+    }
+
+    /// Takes back one allowed retry that was refunded.
+    pub(crate) fn unrecord_allowed(&self) {
+        use core::sync::atomic::Ordering::Relaxed;
+        let _ = self.allowed.fetch_update(Relaxed, Relaxed, |allowed| allowed.checked_sub(1));
     }
 
     /// The metrics, given the level and capacity.

@@ -337,7 +337,17 @@ where
 
     fn deposit(&self, _: u32, _: Option<&Failure>) {}
 
-    const READS_LAST_FAILURE: bool = false;
+    /// Puts the withdrawal back in the window's current slot: where it was
+    /// taken in the same slot the two cancel out exactly, and a slot later
+    /// the refund expires a slot after the withdrawal did.
+    fn refund(&self, _: &Failure) {
+        let inner = &self.inner;
+        let now = inner.epoch();
+        inner.expire(now);
+        let taken = inner.record(now, WITHDRAW, true);
+        inner.balance.fetch_add(taken, Ordering::AcqRel);
+        inner.tally.unrecord_allowed();
+    }
 
     fn record_request(&self) {
         let inner = &self.inner;

@@ -105,7 +105,11 @@ impl Budget for RetryThrottle {
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |t| Some(t.saturating_sub(1000)));
     }
 
-    const READS_LAST_FAILURE: bool = false;
+    /// The withdrawal took no token (the failure's was taken when it was
+    /// recorded, sent or not): only the count of allowed retries changes.
+    fn refund(&self, _: &Failure) {
+        self.inner.tally.unrecord_allowed();
+    }
 
     fn deposit(&self, _: u32, _: Option<&Failure>) {
         let inner = &self.inner;

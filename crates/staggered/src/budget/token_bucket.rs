@@ -238,6 +238,11 @@ impl Budget for TokenBucket {
         self.inner.tally.record(self.try_acquire(self.cost(failure)))
     }
 
+    fn refund(&self, failure: &Failure) {
+        self.release(self.cost(failure));
+        self.inner.tally.unrecord_allowed();
+    }
+
     fn deposit(&self, _: u32, last_failure: Option<&Failure>) {
         if let Some(reward) = self.inner.config.success_reward {
             return self.refill(reward);

@@ -31,7 +31,9 @@ pub trait ClassifyResult<Res, Err> {
     /// does not (`false`): it accepts every response, and the reqwest
     /// middleware then applies the HTTP status rules to the responses
     /// itself, so that a 503 is never taken for a success.
-    const JUDGES_RESPONSES: bool = true;
+    fn judges_responses(&self) -> bool {
+        true
+    }
 
     /// Classifies the outcome of one attempt.
     fn classify_result(&self, result: Result<&Res, &Err>) -> Option<Failure>;
@@ -50,7 +52,9 @@ pub trait ClassifyResult<Res, Err> {
 macro_rules! errors_only {
     ($(impl<$($param:ident),*> for $ty:ty where [$($bound:tt)*];)*) => {$(
         impl<Res, Err, $($param),*> ClassifyResult<Res, Err> for $ty where $($bound)* {
-            const JUDGES_RESPONSES: bool = false;
+            fn judges_responses(&self) -> bool {
+                false
+            }
 
             #[inline]
             fn classify_result(&self, result: Result<&Res, &Err>) -> Option<Failure> {
@@ -202,10 +206,9 @@ mod tests {
             only_boom.classify_result(Err::<&u8, _>(&"other")).map(|f| f.kind),
             Some(ErrorKind::Permanent)
         );
-        const {
-            assert!(!<AlwaysTransient as ClassifyResult<u8, &str>>::JUDGES_RESPONSES);
-            assert!(<ByResult<fn(Result<&u8, &&str>) -> Option<Failure>> as ClassifyResult<u8, &str>>::JUDGES_RESPONSES);
-        }
+        assert!(!ClassifyResult::<u8, &str>::judges_responses(&AlwaysTransient));
+        let by_result = ByResult(|_: Result<&u8, &&str>| None);
+        assert!(by_result.judges_responses());
     }
 
     #[test]

@@ -80,8 +80,7 @@ use fields::{opt_duration, opt_name};
 
 use crate::classify::ErrorKind;
 use crate::{
-    AttemptTimeout, Backoff, BackoffBuilder, CapMode, DefaultRules, Limits, NoNotify, Preset, RetryPolicy,
-    Strategy,
+    AttemptTimeout, Backoff, BackoffBuilder, CapMode, DefaultRules, Limits, Preset, RetryPolicy, Strategy,
 };
 
 /// A whole retry configuration: see the [module docs](self).
@@ -336,9 +335,7 @@ impl RetryConfig {
     /// # Errors
     /// As [`validate`](Self::validate), and `limits.attempt_timeout` when the
     /// file sets one.
-    pub fn policy(
-        &self,
-    ) -> Result<RetryPolicy<Backoff, DefaultRules, NoNotify, Option<AnyBudget>>, LoadError> {
+    pub fn policy(&self) -> Result<RetryPolicy<Backoff, DefaultRules>, LoadError> {
         if let Some(timeout) = self.limits.attempt_timeout {
             return Err(LoadError::new(
                 LoadErrorKind::Invalid,
@@ -361,31 +358,25 @@ impl RetryConfig {
     ///
     /// # Errors
     /// As [`validate`](Self::validate).
-    #[allow(clippy::type_complexity)]
     pub fn async_policy(
         &self,
-    ) -> Result<
-        RetryPolicy<Backoff, DefaultRules, NoNotify, Option<AnyBudget>, Option<AttemptTimeout>>,
-        LoadError,
-    > {
+    ) -> Result<RetryPolicy<Backoff, DefaultRules, Option<AttemptTimeout>>, LoadError> {
         let policy = self.plain_policy()?;
-        Ok(match self.limits.attempt_timeout {
-            Some(timeout) => policy.with_attempt_timeout(timeout).map_timeout(Some),
-            None => policy.with_attempt_timeout(Duration::ZERO).map_timeout(|_| None),
-        })
+        let timeout = self.limits.attempt_timeout;
+        Ok(policy.map_timeout(|_| timeout.map(AttemptTimeout)))
     }
 
-    fn plain_policy(
-        &self,
-    ) -> Result<RetryPolicy<Backoff, DefaultRules, NoNotify, Option<AnyBudget>>, LoadError> {
+    fn plain_policy(&self) -> Result<RetryPolicy<Backoff, DefaultRules>, LoadError> {
         let limits = self.limits()?;
         let rules = DefaultRules::new().with_http(self.classification.http());
-        let mut policy = RetryPolicy::new(self.backoff()?)
-            .classify(rules)
-            .with_budget(self.budget()?)
-            .with_hint_jitter(limits.hint_jitter);
+        let mut policy =
+            RetryPolicy::new(self.backoff()?).classify(rules).with_hint_jitter(limits.hint_jitter);
+        if let Some(budget) = self.budget()? {
+            policy = policy.with_budget(budget);
+        }
         if let Some(deadline) = limits.deadline {
-            policy = policy.with_deadline(deadline);
+            policy =
+                policy.with_deadline(deadline).map_err(|error| LoadError::invalid_value("limits", &error))?;
         }
         // Unset, `max_hint` stays the policy's default, which depends on the
         // driver (the HTTP integrations honour longer hints).

@@ -31,7 +31,13 @@
 //! When retrying stops, the caller gets the last attempt's outcome as it
 //! came (a 503 stays an `Ok` response, a connection error stays an error),
 //! and a successful or failed response carries a [`RetryReport`] in its
-//! extensions.
+//! extensions, with why the retrying stopped (a request that could not be
+//! repeated says so: [`StopReason::NotRepeatable`]).
+//!
+//! [`RetryMiddleware::until`] retries a response that is not ready yet (an
+//! operation still running) as a transient failure, and
+//! [`RetryMiddleware::cancel_on`] gives each request a cancel signal (see
+//! [`CancelSignal`]).
 //!
 //! reqwest is built here without TLS or HTTP/2; enable its features in your
 //! own `Cargo.toml` (`reqwest = { version = "0.13", features = ["rustls"] }`).
@@ -61,15 +67,16 @@ use ::http::Extensions;
 use ::reqwest::{Request, Response};
 use reqwest_middleware::{Middleware, Next};
 
-use crate::budget::Budget;
-use crate::classify::{ClassifyResult, DefaultRules, ErrorKind, Failure, ResponseRules};
+use crate::classify::{ClassifyResult, DefaultRules, Failure, ResponseRules};
 use crate::http::ClassifyHttp;
-use crate::retry::event::Notify;
-use crate::retry::timeout::TimeoutFor;
-use crate::service::attempts::Attempts;
-use crate::service::FailedAttempt;
+use crate::retry::event::NoNotify;
+use crate::retry::future::{attempt_within, race};
+use crate::retry::judge::{Judge, Outcomes};
+use crate::retry::operation::{After, Before, Operation, Stopped};
+use crate::retry::timeout::Timeout;
+use crate::service::{Always, CancelError, CancelSignal, FailedAttempt, NoCancel, Ready};
 use crate::sleep::{Clock, Sleeper, TokioClock, TokioSleeper};
-use crate::{Decision, RetryPolicy, Schedule, StopReason, TimedOut};
+use crate::{Cancelled, RetryPolicy, Schedule, StopReason, TimedOut};
 
 /// The error type of `reqwest_middleware`.
 type Error = reqwest_middleware::Error;
@@ -83,11 +90,15 @@ type Error = reqwest_middleware::Error;
 /// | `max_hint` | the policy's if set, else at least one minute |
 /// | requests retried | idempotent methods and `Idempotency-Key` only |
 /// | timer | [`TokioSleeper`] and [`TokioClock`] |
+/// | polling | none: every response the classifier accepts is a success |
+/// | cancel signal | none |
 #[derive(Debug, Clone)]
-pub struct RetryMiddleware<P, Z = TokioSleeper, K = TokioClock> {
+pub struct RetryMiddleware<P, Z = TokioSleeper, K = TokioClock, U = Always, X = NoCancel> {
     policy: P,
     sleeper: Z,
     clock: K,
+    ready: U,
+    cancel: X,
     any_method: bool,
 }
 
@@ -104,7 +115,7 @@ impl<S: Schedule> RetryMiddleware<RetryPolicy<S, ClassifyHttp>> {
     }
 }
 
-impl<S, C, N, B, T> RetryMiddleware<RetryPolicy<S, C, N, B, T>> {
+impl<S, C, T> RetryMiddleware<RetryPolicy<S, C, T>> {
     /// Retries with `policy`: any policy, its classifier included (see the
     /// [module docs](self) for what each kind of classifier does here), such
     /// as a configuration file's (`RetryConfig::async_policy`). A classifier
@@ -118,17 +129,23 @@ impl<S, C, N, B, T> RetryMiddleware<RetryPolicy<S, C, N, B, T>> {
     /// // `classify_io` classifies `std::io::Error`s, which reqwest never returns.
     /// let retry = RetryMiddleware::from_policy(RetryPolicy::new(Preset::Interactive.backoff()).classify(classify_io));
     /// ```
-    pub fn from_policy(policy: RetryPolicy<S, C, N, B, T>) -> Self
+    pub fn from_policy(policy: RetryPolicy<S, C, T>) -> Self
     where
         C: ClassifyResult<Response, Error>,
-        N: Notify<FailedAttempt<Response, Error>>,
-        T: TimeoutFor<TimedOut>,
+        T: Timeout,
     {
-        RetryMiddleware { policy, sleeper: TokioSleeper, clock: TokioClock, any_method: false }
+        RetryMiddleware {
+            policy,
+            sleeper: TokioSleeper,
+            clock: TokioClock,
+            ready: Always,
+            cancel: NoCancel,
+            any_method: false,
+        }
     }
 }
 
-impl<P, Z, K> RetryMiddleware<P, Z, K> {
+impl<P, Z, K, U, X> RetryMiddleware<P, Z, K, U, X> {
     /// Retries requests of any method, POST and PATCH included. Only for
     /// servers that deduplicate: a retried payment can charge twice.
     pub fn retry_non_idempotent(mut self, any_method: bool) -> Self {
@@ -138,8 +155,31 @@ impl<P, Z, K> RetryMiddleware<P, Z, K> {
 
     /// Waits with `sleeper` and measures the deadline on `clock` (a
     /// `RecordingSleeper` in tests).
-    pub fn with_timer<Z2: Sleeper, K2: Clock>(self, sleeper: Z2, clock: K2) -> RetryMiddleware<P, Z2, K2> {
-        RetryMiddleware { policy: self.policy, sleeper, clock, any_method: self.any_method }
+    pub fn with_timer<Z2: Sleeper, K2: Clock>(
+        self,
+        sleeper: Z2,
+        clock: K2,
+    ) -> RetryMiddleware<P, Z2, K2, U, X> {
+        let RetryMiddleware { policy, ready, cancel, any_method, .. } = self;
+        RetryMiddleware { policy, sleeper, clock, ready, cancel, any_method }
+    }
+
+    /// Polls: a response the classifier accepts but for which `ready` is
+    /// false (`Fn(&Response) -> bool`) is retried as a transient failure,
+    /// on the schedule and under every limit; the last one is returned if
+    /// the retrying stops on it.
+    pub fn until<U2>(self, ready: U2) -> RetryMiddleware<P, Z, K, U2, X> {
+        let RetryMiddleware { policy, sleeper, clock, cancel, any_method, .. } = self;
+        RetryMiddleware { policy, sleeper, clock, ready, cancel, any_method }
+    }
+
+    /// Gives each request a cancel signal made by `signal` (see
+    /// [`CancelSignal`]): when it fires, the request stops at once, during
+    /// a wait or an attempt, with the last failed attempt's outcome, or a
+    /// [`Cancelled`] error if none had ended.
+    pub fn cancel_on<X2>(self, signal: X2) -> RetryMiddleware<P, Z, K, U, X2> {
+        let RetryMiddleware { policy, sleeper, clock, ready, any_method, .. } = self;
+        RetryMiddleware { policy, sleeper, clock, ready, cancel: signal, any_method }
     }
 
     /// The policy.
@@ -161,8 +201,9 @@ pub struct RetryReport {
     pub attempts: u32,
     /// Total time spent waiting between attempts.
     pub waited: Duration,
-    /// Why the retrying stopped on a failed response; `None` for a success
-    /// or a request that could not be retried.
+    /// Why the retrying stopped on a failed response
+    /// ([`StopReason::NotRepeatable`] for a request that could not be sent
+    /// again); `None` for a success.
     pub stopped: Option<StopReason>,
 }
 
@@ -240,40 +281,72 @@ impl ResponseRules<Error> for Response {
     }
 }
 
-/// How one attempt went, as the middleware classified it.
-enum Judged {
-    /// Not a failure: what the caller gets.
-    Success(Result<Response, Error>),
-    /// A failed attempt, as the hooks see it, and its classification.
-    Failed(FailedAttempt<Response, Error>, Failure),
+/// The HTTP judge: the policy's classifier, the HTTP rules for the
+/// responses when it judges only errors, and the readiness rule.
+struct HttpOutcomes<'a, C, U> {
+    classifier: &'a C,
+    ready: &'a U,
 }
 
-/// The outcome of one attempt by `classifier`, the responses by the HTTP
-/// rules when it judges only errors.
-fn classify<C: ClassifyResult<Response, Error>>(classifier: &C, result: Result<Response, Error>) -> Judged {
-    let failure = match (C::JUDGES_RESPONSES, result.as_ref()) {
-        (false, Ok(response)) => ClassifyHttp::new().classify_parts(response.status(), response.headers()),
-        (_, outcome) => classifier.classify_result(outcome),
-    };
-    match failure {
-        None => Judged::Success(result),
-        Some(failure) if C::JUDGES_RESPONSES => Judged::Failed(FailedAttempt::new::<C>(result), failure),
-        Some(failure) => Judged::Failed(FailedAttempt::new::<ClassifyHttp>(result), failure),
+impl<C: ClassifyResult<Response, Error>, U: Ready<Response>> Judge<Response, Error>
+    for HttpOutcomes<'_, C, U>
+{
+    type Success = Result<Response, Error>;
+    type Failed = FailedAttempt<Response, Error>;
+    type Unready = Response;
+
+    fn judge(&self, outcome: Result<Response, Error>) -> Result<Self::Success, (Self::Failed, Failure)> {
+        if self.classifier.judges_responses() {
+            return Outcomes { classifier: self.classifier, ready: self.ready }.judge(outcome);
+        }
+        let failure = match &outcome {
+            Ok(response) => ClassifyHttp::new().classify_parts(response.status(), response.headers()),
+            Err(error) => self.classifier.classify_result(Err(error)),
+        };
+        match failure {
+            Some(failure) => Err((FailedAttempt::new::<ClassifyHttp>(outcome), failure)),
+            None => Outcomes { classifier: &ClassifyHttp::new(), ready: self.ready }.judge(outcome),
+        }
+    }
+
+    fn failed(error: Error) -> Self::Failed {
+        FailedAttempt::new::<ClassifyHttp>(Err(error))
+    }
+
+    fn type_name(failed: &Self::Failed) -> &'static str {
+        failed.type_name()
+    }
+
+    fn last(failed: Self::Failed) -> Result<Response, Error> {
+        failed.into_result()
     }
 }
 
-impl<S, C, N, B, T, Z, K> RetryMiddleware<RetryPolicy<S, C, N, B, T>, Z, K>
+impl From<TimedOut> for Error {
+    fn from(cut: TimedOut) -> Self {
+        Error::middleware(cut)
+    }
+}
+
+impl From<Cancelled> for Error {
+    fn from(cancelled: Cancelled) -> Self {
+        Error::middleware(cancelled)
+    }
+}
+
+impl<S, C, T, Z, K, U, X> RetryMiddleware<RetryPolicy<S, C, T>, Z, K, U, X>
 where
     S: Schedule + Send + Sync,
     S::Delays: Send,
     C: ClassifyResult<Response, Error> + Send + Sync,
-    N: Notify<FailedAttempt<Response, Error>> + Send + Sync,
-    B: Budget + Send + Sync,
-    T: TimeoutFor<TimedOut> + Send + Sync,
+    T: Timeout + Send + Sync,
     Z: Sleeper + Send + Sync,
     Z::Sleep: Send,
     K: Clock + Send + Sync,
     K::Instant: Send,
+    U: Ready<Response> + Send + Sync,
+    X: CancelSignal<Error> + Send + Sync,
+    X::Signal: Send,
 {
     /// Whether `request` may be sent more than once.
     fn is_repeatable(&self, request: &Request, extensions: &Extensions) -> bool {
@@ -288,69 +361,68 @@ where
         extensions: &mut Extensions,
         next: Next<'_>,
     ) -> Result<Response, Error> {
-        let policy = &self.policy;
+        let (policy, clock) = (&self.policy, &self.clock);
+        let judge = HttpOutcomes { classifier: &policy.classifier, ready: &self.ready };
         let mut spare = if self.is_repeatable(&request, extensions) { request.try_clone() } else { None };
-        let timeout = <T as TimeoutFor<TimedOut>>::timeout(&policy.timeout);
-        let mut attempts = Attempts::start(policy, timeout, &self.clock);
-        let mut request = request;
-        // The previous attempt's outcome, returned if the rate limiter has no
-        // token for the next one before the deadline.
-        let mut previous: Option<FailedAttempt<Response, Error>> = None;
+        let mut request = Some(request);
+        let mut operation = Operation::start(policy, policy.service_limits(), clock);
+        let mut cancel = core::pin::pin!(self.cancel.signal());
         loop {
-            if let Err(reason) = attempts.acquire(policy, &self.sleeper, &self.clock).await {
-                let (attempt, waited) = (attempts.attempt().saturating_sub(1), attempts.waited());
-                return match previous {
-                    Some(failed) => {
-                        failed.into_result().map(|response| report(response, attempt, waited, Some(reason)))
+            let wait = match operation.before(policy, &NoNotify, clock) {
+                Before::Send { limit, .. } => {
+                    operation.set_repeatable(spare.is_some());
+                    let Some(sent) = request.take() else {
+                        unreachable!("a request is kept for each attempt")
+                    };
+                    let attempt = attempt_within(next.clone().run(sent, extensions), limit, &self.sleeper);
+                    let attempted = match race(attempt, cancel.as_mut()).await {
+                        Ok(attempted) => attempted,
+                        Err(fired) => {
+                            return give_back(operation.cancel(policy, &NoNotify, clock), || {
+                                fired.into_error()
+                            })
+                        }
+                    };
+                    match operation.after(policy, &NoNotify, &judge, attempted, clock) {
+                        After::Done(done) => {
+                            return done
+                                .value
+                                .map(|response| report(response, done.attempts, done.waited, None))
+                        }
+                        After::Stop(stopped) => {
+                            return give_back(stopped, || unreachable!("an attempt failed"))
+                        }
+                        After::Wait(delay) => {
+                            request = spare.take();
+                            spare = request.as_ref().and_then(Request::try_clone);
+                            delay
+                        }
                     }
-                    None => Err(Error::middleware(TimedOut { after: attempts.time_left(&self.clock) })),
-                };
-            }
-            let limit = attempts.attempt_limit(&self.clock);
-            let sent = next.clone().run(request, extensions);
-            let outcome = match limit {
-                None => classify(&policy.classifier, sent.await),
-                Some(after) => match crate::retry::future::race(sent, self.sleeper.cut_after(after)).await {
-                    Some(result) => classify(&policy.classifier, result),
-                    None => {
-                        let cut = Err(Error::middleware(TimedOut { after }));
-                        Judged::Failed(FailedAttempt::new::<ClassifyHttp>(cut), Failure::timeout())
-                    }
-                },
-            };
-            let (failed, failure) = match outcome {
-                Judged::Success(result) => {
-                    policy.limiter.record(false);
-                    attempts.on_success(policy);
-                    return result
-                        .map(|response| report(response, attempts.attempt(), attempts.waited(), None));
                 }
-                Judged::Failed(failed, failure) => (failed, failure),
-            };
-            policy.limiter.record(failure.kind == ErrorKind::Throttled);
-            let Some(next_request) = spare.take() else {
-                let stopped = (failure.kind == ErrorKind::Permanent).then_some(StopReason::Permanent);
-                return failed.into_result().map(|response| report(response, 1, Duration::ZERO, stopped));
-            };
-            let decision = |limits| Decision::for_schedule(&policy.schedule, limits, &policy.budget);
-            let error_type = failed.type_name();
-            match attempts.on_failure(policy, &self.clock, &failed, error_type, failure, decision) {
-                Ok(delay) => {
-                    // Free the failed response's connection before waiting,
-                    // unless a rate limiter may need it to give up with.
-                    previous = policy.limiter.is_set().then_some(failed);
-                    self.sleeper.sleep(delay).await;
-                    spare = next_request.try_clone();
-                    request = next_request;
+                Before::Wait(wait) => wait,
+                Before::Stop(stopped) => {
+                    let after = operation.time_left(clock).unwrap_or(Duration::ZERO);
+                    return give_back(stopped, || Error::from(TimedOut { after }));
                 }
-                Err(reason) => {
-                    let (attempt, waited) = (attempts.attempt(), attempts.waited());
-                    return failed
-                        .into_result()
-                        .map(|response| report(response, attempt, waited, Some(reason)));
-                }
+            };
+            if let Err(fired) = race(self.sleeper.sleep(wait), cancel.as_mut()).await {
+                return give_back(operation.cancel(policy, &NoNotify, clock), || fired.into_error());
             }
         }
+    }
+}
+
+/// What the caller gets when the retrying stops: the last failed attempt's
+/// outcome as it came, with the report, or `otherwise` when no attempt had
+/// ended.
+fn give_back(
+    stopped: Stopped<FailedAttempt<Response, Error>>,
+    otherwise: impl FnOnce() -> Error,
+) -> Result<Response, Error> {
+    let Stopped { reason, attempts, waited, last } = stopped;
+    match last {
+        Some(failed) => failed.into_result().map(|response| report(response, attempts, waited, Some(reason))),
+        None => Err(otherwise()),
     }
 }
 
@@ -359,18 +431,19 @@ fn report(mut response: Response, attempts: u32, waited: Duration, stopped: Opti
     response
 }
 
-impl<S, C, N, B, T, Z, K> Middleware for RetryMiddleware<RetryPolicy<S, C, N, B, T>, Z, K>
+impl<S, C, T, Z, K, U, X> Middleware for RetryMiddleware<RetryPolicy<S, C, T>, Z, K, U, X>
 where
     S: Schedule + Send + Sync + 'static,
     S::Delays: Send,
     C: ClassifyResult<Response, Error> + Send + Sync + 'static,
-    N: Notify<FailedAttempt<Response, Error>> + Send + Sync + 'static,
-    B: Budget + Send + Sync + 'static,
-    T: TimeoutFor<TimedOut> + Send + Sync + 'static,
+    T: Timeout + Send + Sync + 'static,
     Z: Sleeper + Send + Sync + 'static,
     Z::Sleep: Send,
     K: Clock + Send + Sync + 'static,
     K::Instant: Send,
+    U: Ready<Response> + Send + Sync + 'static,
+    X: CancelSignal<Error> + Send + Sync + 'static,
+    X::Signal: Send,
 {
     // The shape `async_trait` gives the trait's method, written out so that
     // this crate does not need the macro.

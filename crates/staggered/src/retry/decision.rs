@@ -7,7 +7,6 @@
 //! sleeps: the blocking loop, the async future, the CLI and the simulator
 //! each supply the time and do the waiting.
 
-use core::borrow::Borrow;
 use core::fmt;
 use core::time::Duration;
 
@@ -15,7 +14,6 @@ use crate::budget::{Budget, NoBudget};
 use crate::classify::{ErrorKind, Failure, Hint};
 use crate::math::{from_nanos, to_nanos};
 use crate::retry::hint_policy::HintPolicy;
-use crate::retry::steering::{Steer, Steering};
 use crate::rng::{FastRng, Rng};
 use crate::Schedule;
 
@@ -137,11 +135,14 @@ pub enum StopReason {
     BudgetExhausted,
     /// The caller cancelled.
     Cancelled,
+    /// The attempt failed and could not be sent again: a request that is
+    /// not safe to repeat (a POST), or whose body cannot be copied.
+    NotRepeatable,
 }
 
 impl StopReason {
     /// A short name for logs: `attempts_exhausted`, `permanent`, `deadline`,
-    /// `hint_too_long`, `budget_exhausted`, `cancelled`.
+    /// `hint_too_long`, `budget_exhausted`, `cancelled`, `not_repeatable`.
     pub const fn name(self) -> &'static str {
         match self {
             StopReason::AttemptsExhausted => "attempts_exhausted",
@@ -150,6 +151,7 @@ impl StopReason {
             StopReason::HintTooLong => "hint_too_long",
             StopReason::BudgetExhausted => "budget_exhausted",
             StopReason::Cancelled => "cancelled",
+            StopReason::NotRepeatable => "not_repeatable",
         }
     }
 }
@@ -163,6 +165,7 @@ impl fmt::Display for StopReason {
             StopReason::HintTooLong => "server hint longer than allowed",
             StopReason::BudgetExhausted => "retry budget exhausted",
             StopReason::Cancelled => "cancelled",
+            StopReason::NotRepeatable => "the request cannot be sent again",
         })
     }
 }
@@ -176,12 +179,13 @@ pub enum Action {
     Stop(StopReason),
 }
 
-/// The retry state of one operation.
+/// The retry state of one operation on the schedule `S`.
 ///
-/// `D` is the schedule's delays, `B` the retry budget, and `L` holds the
-/// [`Limits`]: a copy of its own, or a `&Limits` that many decisions share
-/// (for state kept per client of a large fleet, with
-/// [`Backoff::borrowed_delays`](crate::Backoff::borrowed_delays)).
+/// It holds the schedule's delays and walks them as the schedule says (a
+/// [`ByKind`](crate::compose::ByKind) schedule picks the wait by the kind of
+/// failure; a restartable one starts over after a gRPC pushback), asks the
+/// budget `B` before each retry, and keeps the [`Limits`]. For a plain
+/// iterator of delays, `S` is the iterator itself ([`Decision::new`]).
 ///
 /// ```
 /// use std::time::Duration;
@@ -195,49 +199,52 @@ pub enum Action {
 /// let late = Duration::from_millis(8_500);
 /// assert_eq!(decision.on_failure(&Failure::TRANSIENT, late), Action::Stop(StopReason::Deadline));
 /// ```
-#[derive(Debug, Clone)]
-pub struct Decision<D, B = NoBudget, L = Limits> {
-    delays: D,
+pub struct Decision<S: Schedule, B = NoBudget> {
+    delays: S::Delays,
     budget: B,
-    limits: L,
+    limits: Limits,
     attempt: u32,
     hint_rng: Option<FastRng>,
     cancelled: bool,
-    /// The failure whose retry is under way, for the budget's refund; kept
-    /// only for a budget that [reads it](Budget::READS_LAST_FAILURE).
+    /// The failure whose retry was last allowed: what the budget refunds
+    /// when that retry succeeds, or when it is never sent.
     last_failure: Option<Failure>,
-    /// How the delays are walked: in order, or as their schedule says.
-    steering: Steering<D>,
     /// The wait the last failure was given or refused, for [`Decision::last_wait`].
     last_wait: Option<Duration>,
+    /// Whether the retry the last failure was allowed is still to be sent.
+    unsent: bool,
+    /// Whether the current attempt may be sent again.
+    repeatable: bool,
 }
 
-impl<D: Iterator<Item = Duration>, L: Borrow<Limits>> Decision<D, NoBudget, L> {
-    /// The decision for one operation: attempt 1 is next, with `delays` from
-    /// the schedule and no budget. `limits` is a [`Limits`], or a
-    /// `&Limits` that a fleet of decisions shares (64 bytes less each).
-    pub fn new(delays: D, limits: L) -> Self {
-        Decision::with_budget(delays, limits, NoBudget)
+impl<I: Iterator<Item = Duration> + Clone> Decision<I> {
+    /// The decision for one operation whose waits are `delays`, in order,
+    /// with no budget: attempt 1 is next.
+    pub fn new(delays: I, limits: Limits) -> Self {
+        Decision::with_delays(delays, limits, NoBudget)
     }
 }
 
-impl<D: Iterator<Item = Duration>, B: Budget, L: Borrow<Limits>> Decision<D, B, L> {
-    /// The decision for one operation, asking `budget` before each retry.
-    /// The delays are taken in order and never started over; a decision
-    /// made [`for_schedule`](Decision::for_schedule) knows more.
-    pub fn with_budget(delays: D, limits: L, budget: B) -> Self {
-        Decision::steered(delays, limits, budget, Steering::in_order())
+impl<I: Iterator<Item = Duration> + Clone, B: Budget> Decision<I, B> {
+    /// The decision for one operation whose waits are `delays`, in order,
+    /// asking `budget` before each retry.
+    pub fn with_budget(delays: I, limits: Limits, budget: B) -> Self {
+        Decision::with_delays(delays, limits, budget)
+    }
+}
+
+impl<S: Schedule, B: Budget> Decision<S, B> {
+    /// The decision for one operation on `schedule`, with fresh delays,
+    /// asking `budget` before each retry. What every driver of a
+    /// [`RetryPolicy`](crate::RetryPolicy) uses.
+    pub fn for_schedule(schedule: &S, limits: Limits, budget: B) -> Self {
+        Decision::with_delays(schedule.delays(), limits, budget)
     }
 
-    /// The decision for one operation on `schedule`: fresh delays, walked as
-    /// the schedule says (waits chosen by the kind of failure with
-    /// [`ByKind`](crate::compose::ByKind); a restart after a gRPC pushback,
-    /// [`HintPolicy::Pushback`]). What a [`RetryPolicy`](crate::RetryPolicy) uses.
-    pub fn for_schedule<S: Schedule<Delays = D>>(schedule: &S, limits: L, budget: B) -> Self {
-        Decision::steered(schedule.delays(), limits, budget, Steering::of::<S>())
-    }
-
-    pub(crate) fn steered(delays: D, limits: L, budget: B, steering: Steering<D>) -> Self {
+    /// The decision for one operation on delays of the schedule `S` made
+    /// beforehand (seeded, say: `Decision::<Backoff, _>::with_delays(backoff.delays_seeded(7), ..)`),
+    /// asking `budget` before each retry.
+    pub fn with_delays(delays: S::Delays, limits: Limits, budget: B) -> Self {
         Decision {
             delays,
             budget,
@@ -246,8 +253,9 @@ impl<D: Iterator<Item = Duration>, B: Budget, L: Borrow<Limits>> Decision<D, B, 
             hint_rng: None,
             cancelled: false,
             last_failure: None,
-            steering,
             last_wait: None,
+            unsent: false,
+            repeatable: true,
         }
     }
 
@@ -258,25 +266,14 @@ impl<D: Iterator<Item = Duration>, B: Budget, L: Borrow<Limits>> Decision<D, B, 
         self
     }
 
-    /// The current attempt was cut at the deadline with no error to decide
-    /// on: the budget records the failure, and the retrying stops (at the
-    /// deadline, or as cancelled if it was).
-    pub(crate) fn on_cut(&mut self, failure: &Failure) -> StopReason {
-        if self.cancelled {
-            return StopReason::Cancelled;
-        }
-        self.budget.record_failure(failure);
-        StopReason::Deadline
-    }
-
     /// The attempt whose outcome is reported next (1 for the first call).
     pub const fn attempt(&self) -> u32 {
         self.attempt
     }
 
     /// The limits in force.
-    pub fn limits(&self) -> &Limits {
-        self.limits.borrow()
+    pub const fn limits(&self) -> &Limits {
+        &self.limits
     }
 
     /// The budget.
@@ -287,13 +284,17 @@ impl<D: Iterator<Item = Duration>, B: Budget, L: Borrow<Limits>> Decision<D, B, 
     /// The time left before the deadline, `elapsed` after attempt 1 started;
     /// `None` without a deadline. An async per-attempt timeout is clipped to it.
     pub fn time_left(&self, elapsed: Duration) -> Option<Duration> {
-        self.limits().time_left(elapsed)
+        self.limits.time_left(elapsed)
     }
 
     /// Stops the retrying: the next [`on_failure`](Decision::on_failure)
-    /// answers [`StopReason::Cancelled`].
+    /// answers [`StopReason::Cancelled`], and a retry allowed but not yet
+    /// sent is given back to the budget.
     pub fn cancel(&mut self) {
-        self.cancelled = true;
+        if !self.cancelled {
+            self.cancelled = true;
+            self.retry_not_sent();
+        }
     }
 
     /// Whether [`cancel`](Decision::cancel) was called: a driver cancelled
@@ -329,62 +330,90 @@ impl<D: Iterator<Item = Duration>, B: Budget, L: Borrow<Limits>> Decision<D, B, 
         self.last_wait
     }
 
-    /// Records that the current attempt succeeded (the budget may refund).
+    /// Records that the current attempt succeeded (the budget may refund
+    /// what the retry that succeeded cost).
     pub fn on_success(&mut self) {
         self.budget.deposit(self.attempt, self.last_failure.as_ref());
     }
 
     /// Decides after the current attempt failed with `failure`, `elapsed`
     /// after attempt 1 started. The rules, in order: cancelled; permanent;
+    /// the attempt cannot be sent again ([`set_repeatable`](Decision::set_repeatable));
     /// attempts exhausted (by `max_attempts` or the schedule's end); a hint
     /// of "never" or one the [`HintPolicy`] refuses (by default, longer than
     /// `max_hint`); the wait (the scheduled delay, or what the hint policy
     /// makes of the hint: by default at least the hint plus a small jitter)
     /// would end at or after the deadline; the budget refuses. Only then
     /// `Retry`, and the attempt number advances.
-    #[inline]
+    ///
+    /// An attempt cut at the deadline is a failure like another (a
+    /// [`Failure::timeout`]): with no time left, the deadline rule stops it.
     pub fn on_failure(&mut self, failure: &Failure, elapsed: Duration) -> Action {
-        let steering = self.steering;
-        self.on_failure_by(failure, elapsed, &steering)
-    }
-
-    /// The steering the decision was made with, for a driver that passes
-    /// it to [`on_failure_by`](Decision::on_failure_by).
-    #[cfg(any(feature = "tower", feature = "reqwest", feature = "tonic"))]
-    pub(crate) const fn steering(&self) -> Steering<D> {
-        self.steering
-    }
-
-    /// [`on_failure`](Decision::on_failure), taking the scheduled delay
-    /// with `next`: the decision's own steering, or, from a driver that
-    /// knows the schedule, the schedule's own function ([`Static`](crate::retry::steering::Static)):
-    /// a direct call, inlined, instead of a call through a pointer.
-    #[inline(always)]
-    pub(crate) fn on_failure_by(
-        &mut self,
-        failure: &Failure,
-        elapsed: Duration,
-        next: &impl Steer<D>,
-    ) -> Action {
-        match self.decide(failure, elapsed, next) {
+        match self.decide(failure, elapsed) {
             Ok(wait) => {
                 self.attempt = self.attempt.saturating_add(1);
-                if B::READS_LAST_FAILURE {
-                    self.last_failure = Some(*failure);
-                }
+                self.last_failure = Some(*failure);
+                self.unsent = true;
                 Action::Retry(wait)
             }
             Err(reason) => Action::Stop(reason),
         }
     }
 
-    #[inline(always)]
-    fn decide(
-        &mut self,
-        failure: &Failure,
-        elapsed: Duration,
-        next: &impl Steer<D>,
-    ) -> Result<Duration, StopReason> {
+    /// Decides when a client-side rate limiter asks the next attempt to wait
+    /// `wait` for its token, `elapsed` after attempt 1 started:
+    /// [`Action::Retry`] with the wait (then ask the limiter again), or
+    /// [`StopReason::Deadline`] if it would end at or after the deadline,
+    /// and [`StopReason::Cancelled`] once cancelled. A retry that stops here
+    /// is never sent, so the budget gets back what it spent on it.
+    pub fn on_token_wait(&mut self, wait: Duration, elapsed: Duration) -> Action {
+        let reason = if self.cancelled {
+            StopReason::Cancelled
+        } else if self.ends_too_late(wait, elapsed) {
+            StopReason::Deadline
+        } else {
+            return Action::Retry(wait);
+        };
+        self.retry_not_sent();
+        Action::Stop(reason)
+    }
+
+    /// Says whether the current attempt can be sent again: a request that
+    /// is not safe to repeat, or whose body cannot be copied, cannot. If
+    /// such an attempt fails with a retryable failure, the retrying stops
+    /// with [`StopReason::NotRepeatable`].
+    pub fn set_repeatable(&mut self, repeatable: bool) {
+        self.repeatable = repeatable;
+    }
+
+    /// Records that the attempt [`attempt`](Decision::attempt) is being
+    /// sent: the retry the last [`Action::Retry`] allowed is spent, and
+    /// from now on only a success gives its cost back.
+    pub fn on_send(&mut self) {
+        self.unsent = false;
+    }
+
+    /// The retry the last [`Action::Retry`] allowed will not be sent (the
+    /// caller gave up during the wait, or dropped the operation): the
+    /// budget takes back what it spent on it. Does nothing once that
+    /// attempt was [sent](Decision::on_send), and nothing the second time.
+    pub fn retry_not_sent(&mut self) {
+        if core::mem::take(&mut self.unsent) {
+            if let Some(failure) = self.last_failure.take() {
+                self.budget.refund(&failure);
+            }
+        }
+    }
+
+    fn ends_too_late(&self, wait: Duration, elapsed: Duration) -> bool {
+        // An attempt that would start exactly at the deadline would have
+        // no time to run: that is a stop too.
+        self.limits
+            .deadline
+            .is_some_and(|deadline| elapsed.checked_add(wait).is_none_or(|end| end >= deadline))
+    }
+
+    fn decide(&mut self, failure: &Failure, elapsed: Duration) -> Result<Duration, StopReason> {
         self.last_wait = None;
         if self.cancelled {
             return Err(StopReason::Cancelled);
@@ -393,34 +422,31 @@ impl<D: Iterator<Item = Duration>, B: Budget, L: Borrow<Limits>> Decision<D, B, 
             return Err(StopReason::Permanent);
         }
         self.budget.record_failure(failure);
-        if matches!(self.limits().max_attempts, Some(max) if self.attempt >= max) {
+        if !self.repeatable {
+            return Err(StopReason::NotRepeatable);
+        }
+        if matches!(self.limits.max_attempts, Some(max) if self.attempt >= max) {
             return Err(StopReason::AttemptsExhausted);
         }
-        let scheduled = next.take(&mut self.delays, failure).ok_or(StopReason::AttemptsExhausted)?;
-        let hint_policy = self.limits().hint_policy;
+        let scheduled = S::next_delay(&mut self.delays, failure).ok_or(StopReason::AttemptsExhausted)?;
+        let hint_policy = self.limits.hint_policy;
         let wait = match failure.hint {
             None => scheduled,
             Some(Hint::Never) => return Err(StopReason::HintTooLong),
             Some(Hint::After(hint)) => {
-                let max_hint = self.limits().max_hint;
+                let max_hint = self.limits.max_hint;
                 hint_policy.wait(hint, scheduled, max_hint, || self.jittered_hint(hint, elapsed))?
             }
         };
         self.last_wait = Some(wait);
-        if let Some(deadline) = self.limits().deadline {
-            // An attempt that would start exactly at the deadline would have
-            // no time to run: that is a stop too.
-            if elapsed.checked_add(wait).is_none_or(|end| end >= deadline) {
-                return Err(StopReason::Deadline);
-            }
+        if self.ends_too_late(wait, elapsed) {
+            return Err(StopReason::Deadline);
         }
         if !self.budget.withdraw(failure) {
             return Err(StopReason::BudgetExhausted);
         }
-        if failure.hint.is_some() && hint_policy.restarts() {
-            if let Some(restart) = self.steering.restart {
-                restart(&mut self.delays);
-            }
+        if failure.hint.is_some() && hint_policy.restarts() && S::restartable() {
+            S::restart(&mut self.delays);
         }
         Ok(wait)
     }
@@ -428,17 +454,48 @@ impl<D: Iterator<Item = Duration>, B: Budget, L: Borrow<Limits>> Decision<D, B, 
     /// `hint + U[0, hint * hint_jitter]`, never below the hint and never past
     /// `max_hint` (the jitter is what gets cut, not the hint).
     fn jittered_hint(&mut self, hint: Duration, elapsed: Duration) -> Duration {
-        let spread = to_nanos(hint) * self.limits().hint_jitter;
+        let spread = to_nanos(hint) * self.limits.hint_jitter;
         if spread <= 0.0 {
             return hint;
         }
         let rng = self.hint_rng.get_or_insert_with(|| hint_rng(elapsed));
         let jitter = from_nanos(spread * rng.next_f64());
         let wait = hint.saturating_add(jitter);
-        match self.limits().max_hint {
+        match self.limits.max_hint {
             Some(max) => wait.min(max.max(hint)),
             None => wait,
         }
+    }
+}
+
+impl<S: Schedule, B: Clone> Clone for Decision<S, B>
+where
+    S::Delays: Clone,
+{
+    fn clone(&self) -> Self {
+        Decision {
+            delays: self.delays.clone(),
+            budget: self.budget.clone(),
+            limits: self.limits,
+            attempt: self.attempt,
+            hint_rng: self.hint_rng.clone(),
+            cancelled: self.cancelled,
+            last_failure: self.last_failure,
+            last_wait: self.last_wait,
+            unsent: self.unsent,
+            repeatable: self.repeatable,
+        }
+    }
+}
+
+impl<S: Schedule, B: fmt::Debug> fmt::Debug for Decision<S, B> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Decision")
+            .field("attempt", &self.attempt)
+            .field("limits", &self.limits)
+            .field("budget", &self.budget)
+            .field("cancelled", &self.cancelled)
+            .finish_non_exhaustive()
     }
 }
 
@@ -607,34 +664,69 @@ mod tests {
         assert_eq!(budget.0.get(), 1);
     }
 
-    /// A budget that records the `last_failure` each deposit is given,
-    /// reading it or not as `READS` says.
-    struct Deposits<const READS: bool>(Cell<Option<Option<Failure>>>);
-    impl<const READS: bool> Budget for Deposits<READS> {
-        const READS_LAST_FAILURE: bool = READS;
+    /// A budget that records the `last_failure` each deposit is given, and
+    /// what was refunded.
+    #[derive(Default)]
+    struct Deposits {
+        deposited: Cell<Option<Option<Failure>>>,
+        refunded: Cell<u32>,
+    }
+    impl Budget for Deposits {
         fn withdraw(&self, _: &Failure) -> bool {
             true
         }
         fn deposit(&self, _: u32, last_failure: Option<&Failure>) {
-            self.0.set(Some(last_failure.copied()));
+            self.deposited.set(Some(last_failure.copied()));
+        }
+        fn refund(&self, _: &Failure) {
+            self.refunded.set(self.refunded.get() + 1);
         }
     }
 
     #[test]
-    fn the_last_failure_reaches_a_budget_that_reads_it() {
+    fn the_last_failure_reaches_the_budget() {
         let throttled = Failure::THROTTLED;
-        let reads = Deposits::<true>(Cell::new(None));
-        let mut d = Decision::with_budget(ones(), Limits::NONE, &reads);
+        let budget = Deposits::default();
+        let mut d = Decision::with_budget(ones(), Limits::NONE, &budget);
         d.on_failure(&Failure::TRANSIENT, Duration::ZERO);
         d.on_failure(&throttled, Duration::ZERO);
         d.on_success();
-        assert_eq!(reads.0.get(), Some(Some(throttled)), "the failure whose retry succeeded");
-        // A budget that says it never reads it is not kept for it.
-        let ignores = Deposits::<false>(Cell::new(None));
-        let mut d = Decision::with_budget(ones(), Limits::NONE, &ignores);
-        d.on_failure(&throttled, Duration::ZERO);
-        d.on_success();
-        assert_eq!(ignores.0.get(), Some(None));
+        assert_eq!(budget.deposited.get(), Some(Some(throttled)), "the failure whose retry succeeded");
+    }
+
+    #[test]
+    fn a_retry_never_sent_is_refunded_once() {
+        let budget = Deposits::default();
+        let mut d = Decision::with_budget(ones(), Limits::NONE, &budget);
+        d.retry_not_sent();
+        assert_eq!(budget.refunded.get(), 0, "nothing was allowed yet");
+        assert!(matches!(d.on_failure(&Failure::TRANSIENT, Duration::ZERO), Action::Retry(_)));
+        d.on_send();
+        d.cancel();
+        assert_eq!(budget.refunded.get(), 0, "the retry was sent: only a success gives it back");
+        let mut d = Decision::with_budget(ones(), Limits::NONE, &budget);
+        assert!(matches!(d.on_failure(&Failure::TRANSIENT, Duration::ZERO), Action::Retry(_)));
+        d.cancel();
+        d.retry_not_sent();
+        assert_eq!(budget.refunded.get(), 1, "cancelled during the wait: refunded, once");
+    }
+
+    #[test]
+    fn a_token_wait_past_the_deadline_stops_and_refunds() {
+        let budget = Deposits::default();
+        let limits = Limits::NONE.with_deadline(Some(Duration::from_secs(3)));
+        let mut d = Decision::with_budget(ones(), limits, &budget);
+        assert_eq!(d.on_failure(&Failure::TRANSIENT, Duration::ZERO), Action::Retry(SEC));
+        assert_eq!(d.on_token_wait(SEC, SEC), Action::Retry(SEC));
+        assert_eq!(budget.refunded.get(), 0);
+        assert_eq!(d.on_token_wait(SEC, 2 * SEC), Action::Stop(StopReason::Deadline));
+        assert_eq!(budget.refunded.get(), 1);
+        assert_eq!(d.on_token_wait(Duration::MAX, Duration::ZERO), Action::Stop(StopReason::Deadline));
+        assert_eq!(budget.refunded.get(), 1, "refunded once");
+        let mut d = Decision::new(ones(), Limits::NONE);
+        assert_eq!(d.on_token_wait(Duration::MAX, Duration::MAX), Action::Retry(Duration::MAX));
+        d.cancel();
+        assert_eq!(d.on_token_wait(SEC, SEC), Action::Stop(StopReason::Cancelled));
     }
 
     #[test]

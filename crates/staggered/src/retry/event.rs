@@ -6,12 +6,12 @@ use core::time::Duration;
 
 use crate::budget::BudgetMetrics;
 use crate::classify::Failure;
-use crate::{StopReason, TimedOut};
+use crate::StopReason;
 
 /// One retry about to happen, as [`Notify::on_retry`] receives it.
 #[derive(Debug)]
 #[non_exhaustive]
-pub struct RetryEvent<'a, E> {
+pub struct RetryEvent<'a, E: ?Sized> {
     /// The attempt that failed (1 is the first call).
     pub attempt: u32,
     /// The total number of calls allowed, if limited.
@@ -32,21 +32,17 @@ pub struct RetryEvent<'a, E> {
 /// The loop gave up, as [`Notify::on_give_up`] receives it.
 #[derive(Debug)]
 #[non_exhaustive]
-pub struct GiveUpEvent<'a, E> {
+pub struct GiveUpEvent<'a, E: ?Sized> {
     /// Why.
     pub reason: StopReason,
     /// Attempts made.
     pub attempts: u32,
     /// The total number of calls allowed, if limited.
     pub max_attempts: Option<u32>,
-    /// The last error an attempt returned; `None` only when the deadline cut
-    /// the first attempt of an operation whose error type cannot hold a
-    /// [`TimedOut`] (see [`cut`](GiveUpEvent::cut)).
+    /// The last failed attempt's error; `None` when no attempt had failed
+    /// yet (the caller cancelled during attempt 1, or the rate limiter had
+    /// no token for it before the deadline).
     pub error: Option<&'a E>,
-    /// Set when the deadline cut the last attempt and its error type could
-    /// not say so: that attempt returned nothing, and `error` is the one
-    /// before it.
-    pub cut: Option<TimedOut>,
     /// Time since attempt 1 started.
     pub elapsed: Duration,
     /// The budget's state, if there is one.
@@ -54,7 +50,7 @@ pub struct GiveUpEvent<'a, E> {
 }
 
 /// One log line: `attempt 2/5 failed (connection reset); retrying in 200ms`.
-impl<E: fmt::Display> fmt::Display for RetryEvent<'_, E> {
+impl<E: fmt::Display + ?Sized> fmt::Display for RetryEvent<'_, E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "attempt {}", self.attempt)?;
         if let Some(max) = self.max_attempts {
@@ -65,55 +61,48 @@ impl<E: fmt::Display> fmt::Display for RetryEvent<'_, E> {
 }
 
 /// One log line: `gave up after 3 attempts (attempts exhausted): connection reset`.
-impl<E: fmt::Display> fmt::Display for GiveUpEvent<'_, E> {
+impl<E: fmt::Display + ?Sized> fmt::Display for GiveUpEvent<'_, E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let plural = if self.attempts == 1 { "" } else { "s" };
         write!(f, "gave up after {} attempt{plural} ({})", self.attempts, self.reason)?;
-        if self.error.is_some() || self.cut.is_some() {
-            f.write_str(": ")?;
+        match self.error {
+            Some(error) => write!(f, ": {error}"),
+            None => Ok(()),
         }
-        describe_last(f, self.attempts, self.error, self.cut)
     }
 }
 
-/// The last error, or what the deadline cut, for the give-up messages.
-pub(crate) fn describe_last<E: fmt::Display>(
-    f: &mut fmt::Formatter<'_>,
-    attempts: u32,
-    error: Option<&E>,
-    cut: Option<TimedOut>,
-) -> fmt::Result {
-    match (cut, error) {
-        (None, Some(error)) => error.fmt(f),
-        (Some(cut), Some(error)) => {
-            write!(f, "attempt {attempts} cut at the deadline after {:?}; last error: {error}", cut.after)
-        }
-        (Some(cut), None) => write!(f, "attempt {attempts} cut at the deadline after {:?}", cut.after),
-        (None, None) => Ok(()),
+#[cfg(feature = "std")]
+impl<'a, E: fmt::Display> RetryEvent<'a, E> {
+    /// The same event with the error seen only as text, as a policy's own
+    /// hooks see it whatever the operation's error type.
+    pub(crate) fn as_text(&self) -> RetryEvent<'a, dyn fmt::Display + 'a> {
+        let RetryEvent { attempt, max_attempts, delay, error, failure, elapsed, budget } = *self;
+        RetryEvent { attempt, max_attempts, delay, error, failure, elapsed, budget }
     }
 }
 
-/// Receives the retry loop's events. [`RetryPolicy::on_retry`] and
-/// [`RetryPolicy::on_give_up`] take closures; implement this trait for a
-/// hook that hears both, or that serves several error types, and add it
-/// with [`RetryPolicy::notify`].
-///
-/// [`RetryPolicy::on_retry`]: crate::RetryPolicy::on_retry
-/// [`RetryPolicy::on_give_up`]: crate::RetryPolicy::on_give_up
-/// [`RetryPolicy::notify`]: crate::RetryPolicy::notify
+#[cfg(feature = "std")]
+impl<'a, E: fmt::Display> GiveUpEvent<'a, E> {
+    /// The same event with the error seen only as text (see [`RetryEvent::as_text`]).
+    pub(crate) fn as_text(&self) -> GiveUpEvent<'a, dyn fmt::Display + 'a> {
+        let GiveUpEvent { reason, attempts, max_attempts, error, elapsed, budget } = *self;
+        let error = error.map(|error| error as &dyn fmt::Display);
+        GiveUpEvent { reason, attempts, max_attempts, error, elapsed, budget }
+    }
+}
+
+/// Hears one operation's retries and its give-up, its failed attempts
+/// typed `E`: what the `on_retry` and `on_give_up` of a call
+/// ([`Retrying`](crate::Retrying)) add. Implement it for a hook type that
+/// hears both; a policy's own hooks see the error as text instead
+/// ([`RetryPolicy::on_retry`](crate::RetryPolicy::on_retry)).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot hear the retries of operations failing with `{E}`",
     label = "not a hook for `{E}` errors",
-    note = "`on_retry` and `on_give_up` take closures over `&RetryEvent<{E}>` and `&GiveUpEvent<{E}>`; \
-            a hook added with `notify` implements `Notify<{E}>`"
+    note = "`on_retry` and `on_give_up` take closures over `&RetryEvent<{E}>` and `&GiveUpEvent<{E}>`"
 )]
-pub trait Notify<E> {
-    /// Whether this hook reads [`RetryEvent::elapsed`]. The loops read the
-    /// clock after a failure only when something needs the time: a
-    /// deadline, a per-attempt timeout, the `tracing` feature, or a hook
-    /// that says so. [`NoNotify`] says no; every other hook yes by default.
-    const WANTS_ELAPSED: bool = true;
-
+pub trait Notify<E: ?Sized> {
     /// A retry is about to happen, after its delay. The default does nothing.
     fn on_retry(&self, event: &RetryEvent<'_, E>) {
         let _ = event;
@@ -129,13 +118,9 @@ pub trait Notify<E> {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct NoNotify;
 
-impl<E> Notify<E> for NoNotify {
-    const WANTS_ELAPSED: bool = false;
-}
+impl<E: ?Sized> Notify<E> for NoNotify {}
 
-impl<E, N: Notify<E> + ?Sized> Notify<E> for &N {
-    const WANTS_ELAPSED: bool = N::WANTS_ELAPSED;
-
+impl<E: ?Sized, N: Notify<E> + ?Sized> Notify<E> for &N {
     #[inline]
     fn on_retry(&self, event: &RetryEvent<'_, E>) {
         (**self).on_retry(event)
@@ -148,9 +133,7 @@ impl<E, N: Notify<E> + ?Sized> Notify<E> for &N {
 }
 
 #[cfg(feature = "std")]
-impl<E, N: Notify<E> + ?Sized> Notify<E> for std::sync::Arc<N> {
-    const WANTS_ELAPSED: bool = N::WANTS_ELAPSED;
-
+impl<E: ?Sized, N: Notify<E> + ?Sized> Notify<E> for std::sync::Arc<N> {
     #[inline]
     fn on_retry(&self, event: &RetryEvent<'_, E>) {
         (**self).on_retry(event)
@@ -162,61 +145,55 @@ impl<E, N: Notify<E> + ?Sized> Notify<E> for std::sync::Arc<N> {
     }
 }
 
-/// A closure called before every retry: what [`RetryPolicy::on_retry`]
-/// adds. The error type `E` is part of the type, so the closure's argument
-/// needs no annotation: it is inferred where the policy is used.
-///
-/// [`RetryPolicy::on_retry`]: crate::RetryPolicy::on_retry
-pub struct OnRetry<F, E> {
+/// A closure called before every retry of a call: what
+/// [`Retrying::on_retry`](crate::Retrying::on_retry) adds. The error type
+/// `E` is part of the type, so the closure's argument needs no annotation.
+pub struct OnRetry<F, E: ?Sized> {
     hook: F,
     error: PhantomData<fn(&E)>,
 }
 
-impl<F, E> OnRetry<F, E> {
+impl<F, E: ?Sized> OnRetry<F, E> {
     /// The hook `hook`.
     pub const fn new(hook: F) -> Self {
         OnRetry { hook, error: PhantomData }
     }
 }
 
-impl<E, F: Fn(&RetryEvent<'_, E>)> Notify<E> for OnRetry<F, E> {
+impl<E: ?Sized, F: Fn(&RetryEvent<'_, E>)> Notify<E> for OnRetry<F, E> {
     #[inline]
     fn on_retry(&self, event: &RetryEvent<'_, E>) {
         (self.hook)(event)
     }
 }
 
-/// A closure called once when the loop gives up: what
-/// [`RetryPolicy::on_give_up`] adds.
-///
-/// [`RetryPolicy::on_give_up`]: crate::RetryPolicy::on_give_up
-pub struct OnGiveUp<F, E> {
+/// A closure called once when a call gives up: what
+/// [`Retrying::on_give_up`](crate::Retrying::on_give_up) adds.
+pub struct OnGiveUp<F, E: ?Sized> {
     hook: F,
     error: PhantomData<fn(&E)>,
 }
 
-impl<F, E> OnGiveUp<F, E> {
+impl<F, E: ?Sized> OnGiveUp<F, E> {
     /// The hook `hook`.
     pub const fn new(hook: F) -> Self {
         OnGiveUp { hook, error: PhantomData }
     }
 }
 
-impl<E, F: Fn(&GiveUpEvent<'_, E>)> Notify<E> for OnGiveUp<F, E> {
+impl<E: ?Sized, F: Fn(&GiveUpEvent<'_, E>)> Notify<E> for OnGiveUp<F, E> {
     #[inline]
     fn on_give_up(&self, event: &GiveUpEvent<'_, E>) {
         (self.hook)(event)
     }
 }
 
-/// Two hooks, both told every event (the first first): each `on_retry`,
-/// `on_give_up` and `notify` of a policy adds one this way.
+/// Two hooks, both told every event (the first first): each `on_retry`
+/// and `on_give_up` of a call adds one this way.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Hooks<A, B>(pub A, pub B);
 
-impl<E, A: Notify<E>, B: Notify<E>> Notify<E> for Hooks<A, B> {
-    const WANTS_ELAPSED: bool = A::WANTS_ELAPSED || B::WANTS_ELAPSED;
-
+impl<E: ?Sized, A: Notify<E>, B: Notify<E>> Notify<E> for Hooks<A, B> {
     #[inline]
     fn on_retry(&self, event: &RetryEvent<'_, E>) {
         self.0.on_retry(event);
@@ -232,15 +209,15 @@ impl<E, A: Notify<E>, B: Notify<E>> Notify<E> for Hooks<A, B> {
 
 macro_rules! closure_hook_traits {
     ($($name:ident),*) => {$(
-        impl<F: Clone, E> Clone for $name<F, E> {
+        impl<F: Clone, E: ?Sized> Clone for $name<F, E> {
             fn clone(&self) -> Self {
                 $name::new(self.hook.clone())
             }
         }
 
-        impl<F: Copy, E> Copy for $name<F, E> {}
+        impl<F: Copy, E: ?Sized> Copy for $name<F, E> {}
 
-        impl<F, E> fmt::Debug for $name<F, E> {
+        impl<F, E: ?Sized> fmt::Debug for $name<F, E> {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str(concat!(stringify!($name), "(..)"))
             }
@@ -249,3 +226,54 @@ macro_rules! closure_hook_traits {
 }
 
 closure_hook_traits!(OnRetry, OnGiveUp);
+
+/// A hook of a policy, for every operation it runs whatever their error
+/// type: it sees each failed attempt as text.
+#[cfg(feature = "std")]
+pub(crate) type PolicyRetryHook =
+    std::sync::Arc<dyn Fn(&RetryEvent<'_, dyn fmt::Display + '_>) + Send + Sync>;
+
+/// A give-up hook of a policy (see [`PolicyRetryHook`]).
+#[cfg(feature = "std")]
+pub(crate) type PolicyGiveUpHook =
+    std::sync::Arc<dyn Fn(&GiveUpEvent<'_, dyn fmt::Display + '_>) + Send + Sync>;
+
+/// A policy's own hooks, shared by its clones: closures that see each
+/// failed attempt as text, so that the policy's type does not depend on
+/// them and one policy serves operations of any error type.
+#[derive(Clone, Default)]
+pub(crate) struct PolicyHooks {
+    #[cfg(feature = "std")]
+    pub(crate) retry: std::vec::Vec<PolicyRetryHook>,
+    #[cfg(feature = "std")]
+    pub(crate) give_up: std::vec::Vec<PolicyGiveUpHook>,
+}
+
+impl fmt::Debug for PolicyHooks {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut list = f.debug_struct("PolicyHooks");
+        #[cfg(feature = "std")]
+        list.field("retry", &self.retry.len()).field("give_up", &self.give_up.len());
+        list.finish()
+    }
+}
+
+impl<E: fmt::Display> Notify<E> for PolicyHooks {
+    fn on_retry(&self, event: &RetryEvent<'_, E>) {
+        #[cfg(feature = "std")]
+        for hook in &self.retry {
+            hook(&event.as_text());
+        }
+        #[cfg(not(feature = "std"))]
+        let _ = event;
+    }
+
+    fn on_give_up(&self, event: &GiveUpEvent<'_, E>) {
+        #[cfg(feature = "std")]
+        for hook in &self.give_up {
+            hook(&event.as_text());
+        }
+        #[cfg(not(feature = "std"))]
+        let _ = event;
+    }
+}

@@ -37,17 +37,13 @@ impl Instruments {
 
 #[cfg(not(feature = "metrics"))]
 impl Instruments {
-    #[inline(always)]
     pub(crate) fn first_try_success(&self) {}
 
-    #[inline(always)]
     pub(crate) fn success_after_retry<B: Budget + ?Sized>(&self, _: &B, _: &PolicyLimiter) {}
 
-    #[inline(always)]
-    pub(crate) fn retry<E>(&self, _: &RetryEvent<'_, E>, _: &PolicyLimiter) {}
+    pub(crate) fn retry<E: ?Sized>(&self, _: &RetryEvent<'_, E>, _: &PolicyLimiter) {}
 
-    #[inline(always)]
-    pub(crate) fn give_up<E>(&self, _: &GiveUpEvent<'_, E>, _: &PolicyLimiter) {}
+    pub(crate) fn give_up<E: ?Sized>(&self, _: &GiveUpEvent<'_, E>, _: &PolicyLimiter) {}
 }
 
 #[cfg(feature = "metrics")]
@@ -63,14 +59,6 @@ impl Instruments {
     /// Whether the policy records metrics.
     pub(crate) const fn is_on(&self) -> bool {
         !matches!(self.keys, Keyed::Off)
-    }
-
-    /// The operation's name, if it has one.
-    pub(crate) fn name(&self) -> Option<&str> {
-        match &self.keys {
-            Keyed::Named(keys) => Some(&keys.name),
-            _ => None,
-        }
     }
 
     /// The keys, if the policy records.
@@ -106,7 +94,7 @@ impl Instruments {
 
     /// A retry was decided.
     #[inline]
-    pub(crate) fn retry<E>(&self, event: &RetryEvent<'_, E>, limiter: &PolicyLimiter) {
+    pub(crate) fn retry<E: ?Sized>(&self, event: &RetryEvent<'_, E>, limiter: &PolicyLimiter) {
         if let Some(keys) = self.keys() {
             keys.retry(event.failure.kind, event.delay, event.budget, limiter.metrics());
         }
@@ -114,7 +102,7 @@ impl Instruments {
 
     /// The loop gave up.
     #[inline]
-    pub(crate) fn give_up<E>(&self, event: &GiveUpEvent<'_, E>, limiter: &PolicyLimiter) {
+    pub(crate) fn give_up<E: ?Sized>(&self, event: &GiveUpEvent<'_, E>, limiter: &PolicyLimiter) {
         if let Some(keys) = self.keys() {
             keys.give_up(event.reason, event.budget, limiter.metrics());
         }
@@ -140,13 +128,14 @@ mod keys {
     use crate::StopReason;
 
     const KINDS: [ErrorKind; 3] = [ErrorKind::Transient, ErrorKind::Throttled, ErrorKind::Permanent];
-    const REASONS: [StopReason; 6] = [
+    const REASONS: [StopReason; 7] = [
         StopReason::AttemptsExhausted,
         StopReason::Permanent,
         StopReason::Deadline,
         StopReason::HintTooLong,
         StopReason::BudgetExhausted,
         StopReason::Cancelled,
+        StopReason::NotRepeatable,
     ];
 
     pub(super) const fn kind_index(kind: ErrorKind) -> usize {
@@ -165,17 +154,17 @@ mod keys {
             StopReason::HintTooLong => 3,
             StopReason::BudgetExhausted => 4,
             StopReason::Cancelled => 5,
+            StopReason::NotRepeatable => 6,
         }
     }
 
     #[derive(Debug)]
     pub(super) struct Keys {
-        pub(super) name: SharedString,
         pub(super) operations: Key,
         pub(super) first_try_successes: Key,
         pub(super) retries: [Key; 3],
         pub(super) delays: [Key; 3],
-        pub(super) give_ups: [Key; 6],
+        pub(super) give_ups: [Key; 7],
         budget_level: Key,
         budget_capacity: Key,
         limiter_enabled: Key,
@@ -189,19 +178,19 @@ mod keys {
         [Label::from_static_parts(ERROR_TYPE, KINDS[1].name())],
         [Label::from_static_parts(ERROR_TYPE, KINDS[2].name())],
     ];
-    static REASON_LABELS: [[Label; 1]; 6] = [
+    static REASON_LABELS: [[Label; 1]; 7] = [
         [Label::from_static_parts(STOP_REASON, REASONS[0].name())],
         [Label::from_static_parts(STOP_REASON, REASONS[1].name())],
         [Label::from_static_parts(STOP_REASON, REASONS[2].name())],
         [Label::from_static_parts(STOP_REASON, REASONS[3].name())],
         [Label::from_static_parts(STOP_REASON, REASONS[4].name())],
         [Label::from_static_parts(STOP_REASON, REASONS[5].name())],
+        [Label::from_static_parts(STOP_REASON, REASONS[6].name())],
     ];
 
     /// The keys of a policy without an operation name: no label but the
     /// kind or reason, all static.
     pub(super) static UNNAMED: Keys = Keys {
-        name: SharedString::const_str(""),
         operations: Key::from_static_name(OPERATIONS),
         first_try_successes: Key::from_static_name(FIRST_TRY_SUCCESSES),
         retries: [
@@ -221,6 +210,7 @@ mod keys {
             Key::from_static_parts(GIVE_UPS, &REASON_LABELS[3]),
             Key::from_static_parts(GIVE_UPS, &REASON_LABELS[4]),
             Key::from_static_parts(GIVE_UPS, &REASON_LABELS[5]),
+            Key::from_static_parts(GIVE_UPS, &REASON_LABELS[6]),
         ],
         budget_level: Key::from_static_name(BUDGET_LEVEL),
         budget_capacity: Key::from_static_name(BUDGET_CAPACITY),
@@ -248,7 +238,6 @@ mod keys {
                 limiter_enabled: key(LIMITER_ENABLED, None),
                 limiter_rate: key(LIMITER_RATE, None),
                 limiter_measured_rate: key(LIMITER_MEASURED_RATE, None),
-                name,
             }
         }
 

@@ -1,68 +1,83 @@
 //! `RetryPolicy`: a schedule plus classification, hooks, limits and budget,
-//! configured once and used for many operations by every driver. The
-//! drivers decide through the same [`Decision`] and report through the same
-//! step ([`Parts::step`]), so a rule or a hook cannot exist in one and not
-//! the other.
+//! configured once and used for many operations by every driver.
 
 use core::time::Duration;
 
-use crate::budget::{Budget, NoBudget};
-use crate::classify::{DefaultRules, RetryIf};
+use crate::classify::DefaultRules;
 use crate::error::{ConfigError, Field, Rule};
-use crate::retry::event::{GiveUpEvent, Hooks, NoNotify, OnGiveUp, OnRetry, RetryEvent};
+use crate::retry::event::PolicyHooks;
 use crate::retry::instruments::Instruments;
 use crate::retry::limit::PolicyLimiter;
-use crate::retry::parts::Parts;
 use crate::retry::timeout::{AttemptTimeout, NoTimeout};
 use crate::retry::trace::TraceLevels;
-use crate::{Decision, Limits, Schedule};
+use crate::{Backoff, Limits, Schedule};
 
 /// The longest server hint the service integrations honour by default,
 /// when the policy's `max_hint` was not set (and the schedule's largest
 /// delay is shorter): servers ask for seconds to a minute.
 pub const SERVICE_MAX_HINT: Duration = Duration::from_secs(60);
 
-/// How to retry: a [`Schedule`] with a classifier, hooks, a budget, a
-/// per-attempt timeout and limits. Built once, used for many operations
-/// (share it by reference or in an `Arc`).
+/// A policy's budget, shared by its clones and by every operation it runs.
+#[cfg(feature = "std")]
+pub(crate) type PolicyBudget = Option<std::sync::Arc<dyn crate::Budget + Send + Sync>>;
+
+/// Without `std` a policy has no budget (a [`Decision`](crate::Decision)
+/// takes one directly).
+#[cfg(not(feature = "std"))]
+pub(crate) type PolicyBudget = crate::NoBudget;
+
+/// How to retry: a [`Schedule`] with a classifier, hooks, a budget, a rate
+/// limiter, a per-attempt timeout and limits. Built once, used for many
+/// operations: keep it in a struct field, share it by reference or in an
+/// `Arc`. Its clones share the budget, the rate limiter and the hooks.
 ///
 /// ```
 /// use std::time::Duration;
-/// use staggered::{Preset, RetryPolicy, StopReason};
+/// use staggered::{Preset, RetryPolicy};
 ///
-/// let policy = RetryPolicy::new(Preset::Interactive.backoff()) // 3 attempts
-///     .with_deadline(Duration::from_secs(10));
-/// # let sleeper = |_: Duration| {};
-/// # let clock = || Duration::ZERO;
+/// struct Client {
+///     policy: RetryPolicy, // a `Backoff` schedule, the default classifier
+/// }
+///
+/// let client = Client {
+///     policy: RetryPolicy::new(Preset::Interactive.backoff()) // 3 attempts
+///         .with_deadline(Duration::from_secs(10))?
+///         .on_retry(|event| eprintln!("{event}")), // attempt 1/3 failed (...); retrying in 110ms
+/// };
 /// let mut calls = 0;
-/// let done = policy
+/// let done = client
+///     .policy
 ///     .retry(|attempt| {
 ///         calls += 1; // the operation may borrow mutably
 ///         if attempt < 3 { Err(std::io::Error::other("flaky")) } else { Ok(attempt) }
 ///     })
 ///     .when(|e| e.kind() != std::io::ErrorKind::NotFound) // `e` is a `&std::io::Error`
-///     .run_with(&sleeper, &clock)
-///     .unwrap();
-/// assert_eq!((done.value, done.attempts, calls), (3, 3, 3));
+/// #   .with_timer(&|_| {}, &|| Duration::ZERO)
+///     .call()?;
+/// assert_eq!((done, calls), (3, 3));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 ///
 /// # Type parameters
-/// Each part is a type parameter with a default that does nothing, so a
-/// policy names only what it sets (`RetryPolicy<Backoff, ClassifyHttp>`):
-/// `S` the schedule, `C` the classifier ([`DefaultRules`]), `N` the hooks
-/// ([`NoNotify`]), `B` the budget ([`NoBudget`]), `T` the per-attempt
-/// timeout ([`NoTimeout`]). A part added later comes last, with a default
-/// that does nothing, so the types written today keep their meaning.
+/// `S` is the schedule ([`Backoff`] unless named), `C` the classifier
+/// ([`DefaultRules`] unless set with [`classify`](RetryPolicy::classify)),
+/// `T` the per-attempt timeout ([`NoTimeout`], or [`AttemptTimeout`] after
+/// [`with_attempt_timeout`](RetryPolicy::with_attempt_timeout), which a
+/// blocking call cannot honour). Hooks, the budget and the rate limiter do
+/// not change the type, so `RetryPolicy` or `RetryPolicy<Backoff, ClassifyHttp>`
+/// names a policy with all of them. A classifier that is a closure has a
+/// type no one can write: name one with a function pointer
+/// (`classify(classify_io as fn(&std::io::Error) -> Failure)`).
 ///
 /// # Defaults
 /// | part | default | set with |
 /// |---|---|---|
-/// | classifier | [`DefaultRules`]: every error of an operation transient; HTTP responses by the HTTP rules | [`classify`](RetryPolicy::classify), [`retry_if`](RetryPolicy::retry_if) |
-/// | hooks | none | [`on_retry`](RetryPolicy::on_retry), [`on_give_up`](RetryPolicy::on_give_up), [`notify`](RetryPolicy::notify) |
+/// | classifier | [`DefaultRules`]: every error of an operation transient; HTTP responses by the HTTP rules | [`classify`](RetryPolicy::classify) (or, per call, [`Retrying::when`](crate::Retrying::when)) |
+/// | hooks | none | [`on_retry`](RetryPolicy::on_retry), [`on_give_up`](RetryPolicy::on_give_up) |
 /// | budget | none | [`with_budget`](RetryPolicy::with_budget) |
 /// | rate limiter | none | [`with_rate_limiter`](RetryPolicy::with_rate_limiter) |
 /// | per-attempt timeout | none (async drivers still cut an attempt at the deadline) | [`with_attempt_timeout`](RetryPolicy::with_attempt_timeout) |
-/// | `max_attempts` | the schedule's (a [`Backoff`](crate::Backoff)'s `max_attempts`) | [`with_max_attempts`](RetryPolicy::with_max_attempts) |
+/// | `max_attempts` | the schedule's (a [`Backoff`]'s `max_attempts`) | [`with_max_attempts`](RetryPolicy::with_max_attempts) |
 /// | deadline | the schedule's (none for most) | [`with_deadline`](RetryPolicy::with_deadline) |
 /// | `max_hint` | see the table below | [`with_max_hint`](RetryPolicy::with_max_hint) |
 /// | hint jitter, hint policy | 0.1, [`HintPolicy::AtLeast`](crate::HintPolicy) | [`with_hint_jitter`](RetryPolicy::with_hint_jitter), [`with_hint_policy`](RetryPolicy::with_hint_policy) |
@@ -74,7 +89,7 @@ pub const SERVICE_MAX_HINT: Duration = Duration::from_secs(60);
 ///
 /// | driver | default `max_hint` |
 /// |---|---|
-/// | plain operations (`call`, `call_async`, [`retry`](RetryPolicy::retry)) | the schedule's largest delay (a `Backoff`'s `max_delay`, or more in interval mode) |
+/// | plain operations ([`retry`](RetryPolicy::retry)) | the schedule's largest delay (a `Backoff`'s `max_delay`, or more in interval mode) |
 /// | the HTTP and gRPC integrations (`tower::RetryLayer`, `reqwest::RetryMiddleware`, `retry_grpc`) | the larger of that and one minute ([`SERVICE_MAX_HINT`]) |
 ///
 /// A plain operation's hints come from your own classifier, so they are
@@ -86,25 +101,45 @@ pub const SERVICE_MAX_HINT: Duration = Duration::from_secs(60);
 ///
 /// # The clock
 /// The deadline is measured from the start of attempt 1, so with a deadline
-/// the loop reads the clock before the first call. Without one it reads the
-/// clock only after attempt 1 fails, keeping the success path free of clock
-/// reads; [`RetryEvent::elapsed`] then counts from that failure.
-#[derive(Debug, Clone)]
-pub struct RetryPolicy<S, C = DefaultRules, N = NoNotify, B = NoBudget, T = NoTimeout> {
+/// (or a per-attempt timeout) the drivers read the clock before the first
+/// call. Without one they read it only once attempt 1 has failed, keeping
+/// the success path free of clock reads; [`RetryEvent::elapsed`] then
+/// counts from that failure.
+#[derive(Clone)]
+pub struct RetryPolicy<S = Backoff, C = DefaultRules, T = NoTimeout> {
     pub(crate) schedule: S,
     pub(crate) classifier: C,
-    pub(crate) notify: N,
-    pub(crate) budget: B,
     pub(crate) timeout: T,
     pub(crate) limits: Limits,
     /// Whether `max_hint` was set rather than taken from the schedule: the
     /// service integrations raise a taken one to [`SERVICE_MAX_HINT`].
     pub(crate) max_hint_set: bool,
+    pub(crate) hooks: PolicyHooks,
+    pub(crate) budget: PolicyBudget,
+    pub(crate) limiter: PolicyLimiter,
     pub(crate) trace: TraceLevels,
     /// The keys of its `metrics`, with its operation name if it has one.
     pub(crate) instruments: Instruments,
-    /// The client-side rate limiter every attempt takes a token from, if any.
-    pub(crate) limiter: PolicyLimiter,
+}
+
+impl<S: core::fmt::Debug, C: core::fmt::Debug, T: core::fmt::Debug> core::fmt::Debug
+    for RetryPolicy<S, C, T>
+{
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        #[cfg(feature = "std")]
+        let budget = self.budget.as_ref().map(|budget| budget.metrics());
+        #[cfg(not(feature = "std"))]
+        let budget = self.budget;
+        f.debug_struct("RetryPolicy")
+            .field("schedule", &self.schedule)
+            .field("classifier", &self.classifier)
+            .field("timeout", &self.timeout)
+            .field("limits", &self.limits)
+            .field("hooks", &self.hooks)
+            .field("budget", &budget)
+            .field("limiter", &self.limiter)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<S: Schedule> RetryPolicy<S> {
@@ -115,92 +150,83 @@ impl<S: Schedule> RetryPolicy<S> {
         RetryPolicy {
             schedule,
             classifier: DefaultRules::new(),
-            notify: NoNotify,
-            budget: NoBudget,
             timeout: NoTimeout,
             limits,
             max_hint_set: false,
+            hooks: PolicyHooks::default(),
+            budget: PolicyBudget::default(),
+            limiter: PolicyLimiter::default(),
             trace: TraceLevels::DEFAULT,
             instruments: Instruments::DEFAULT,
-            limiter: PolicyLimiter::default(),
         }
     }
 }
 
-impl<S, C, N, B, T> RetryPolicy<S, C, N, B, T> {
-    /// The same policy with its classifier, hooks, budget and timeout
-    /// replaced by `change`: the one place that lists every part.
-    fn replace<C2, N2, B2, T2>(
-        self,
-        change: impl FnOnce(C, N, B, T) -> (C2, N2, B2, T2),
-    ) -> RetryPolicy<S, C2, N2, B2, T2> {
-        let (classifier, notify, budget, timeout) =
-            change(self.classifier, self.notify, self.budget, self.timeout);
+impl<S, C, T> RetryPolicy<S, C, T> {
+    /// The same policy with its classifier and timeout replaced: the one
+    /// place that lists every part.
+    fn replace<C2, T2>(self, change: impl FnOnce(C, T) -> (C2, T2)) -> RetryPolicy<S, C2, T2> {
+        let (classifier, timeout) = change(self.classifier, self.timeout);
         RetryPolicy {
             schedule: self.schedule,
             classifier,
-            notify,
-            budget,
             timeout,
             limits: self.limits,
             max_hint_set: self.max_hint_set,
+            hooks: self.hooks,
+            budget: self.budget,
+            limiter: self.limiter,
             trace: self.trace,
             instruments: self.instruments,
-            limiter: self.limiter,
         }
-    }
-
-    /// Its argument needs its type here; on [`retry`](RetryPolicy::retry) it is
-    /// inferred from the operation.
-    ///
-    /// Retries only the errors for which `predicate` is true; the others are
-    /// permanent (the `retryIf` predicate many retry libraries offer).
-    pub fn retry_if<F>(self, predicate: F) -> RetryPolicy<S, RetryIf<F>, N, B, T> {
-        self.classify(RetryIf(predicate))
     }
 
     /// Classifies failures with `classifier`: any `Fn(&E) -> Failure`
     /// (such as [`classify_io`](crate::classify::io::classify_io)), a
-    /// [`Classifier`](crate::Classifier), or a
-    /// [`ClassifyResult`](crate::ClassifyResult) that judges responses too
-    /// ([`ClassifyHttp`](crate::classify::http::ClassifyHttp)). Server hints
-    /// come with the classification.
-    pub fn classify<C2>(self, classifier: C2) -> RetryPolicy<S, C2, N, B, T> {
-        self.replace(|_, notify, budget, timeout| (classifier, notify, budget, timeout))
+    /// [`RetryIf`](crate::RetryIf) predicate, a [`Classifier`](crate::Classifier),
+    /// or a [`ClassifyResult`](crate::ClassifyResult) that judges responses
+    /// too ([`ClassifyHttp`](crate::classify::http::ClassifyHttp)). Server
+    /// hints come with the classification. A call can use its own instead
+    /// ([`Retrying::when`](crate::Retrying::when), [`Retrying::classify`](crate::Retrying::classify)).
+    pub fn classify<C2>(self, classifier: C2) -> RetryPolicy<S, C2, T> {
+        self.replace(|_, timeout| (classifier, timeout))
     }
 
-    /// Adds `hook`, called before every retry with a [`RetryEvent`] (which
-    /// displays as a log line). The error type is inferred from the
-    /// operation the policy runs, so the closure needs no annotation:
-    /// `.on_retry(|event| eprintln!("{event}"))`.
-    pub fn on_retry<E, F>(self, hook: F) -> RetryPolicy<S, C, Hooks<N, OnRetry<F, E>>, B, T>
+    /// Adds `hook`, called before every retry of every operation this
+    /// policy runs with a [`RetryEvent`] (which displays as a log line:
+    /// `attempt 1/5 failed (connection reset); retrying in 1.1s`). A policy
+    /// serves operations of any error type, so its hooks see the error as
+    /// text; a call's own hooks ([`Retrying::on_retry`](crate::Retrying::on_retry))
+    /// see it typed. The closure needs no annotation.
+    #[cfg(feature = "std")]
+    pub fn on_retry<F>(mut self, hook: F) -> Self
     where
-        F: Fn(&RetryEvent<'_, E>),
+        F: Fn(&crate::RetryEvent<'_, dyn core::fmt::Display + '_>) + Send + Sync + 'static,
     {
-        self.notify(OnRetry::new(hook))
+        self.hooks.retry.push(std::sync::Arc::new(hook));
+        self
     }
 
-    /// Adds `hook`, called once when the loop gives up with a
-    /// [`GiveUpEvent`] (which displays as a log line), the error type
-    /// inferred as for [`on_retry`](RetryPolicy::on_retry).
-    pub fn on_give_up<E, F>(self, hook: F) -> RetryPolicy<S, C, Hooks<N, OnGiveUp<F, E>>, B, T>
+    /// Adds `hook`, called once when an operation of this policy gives up,
+    /// with a [`GiveUpEvent`] (which displays as a log line), the error
+    /// seen as text as for [`on_retry`](RetryPolicy::on_retry).
+    #[cfg(feature = "std")]
+    pub fn on_give_up<F>(mut self, hook: F) -> Self
     where
-        F: Fn(&GiveUpEvent<'_, E>),
+        F: Fn(&crate::GiveUpEvent<'_, dyn core::fmt::Display + '_>) + Send + Sync + 'static,
     {
-        self.notify(OnGiveUp::new(hook))
+        self.hooks.give_up.push(std::sync::Arc::new(hook));
+        self
     }
 
-    /// Adds a [`Notify`](crate::Notify) hook, told of every retry and give-up: a type that
-    /// hears both, or serves several error types.
-    pub fn notify<N2>(self, hook: N2) -> RetryPolicy<S, C, Hooks<N, N2>, B, T> {
-        self.replace(|classifier, notify, budget, timeout| (classifier, Hooks(notify, hook), budget, timeout))
-    }
-
-    /// Asks `budget` before every retry; share one budget between all the
-    /// tasks of a client (pass a reference or an `Arc`, or clone the
-    /// budget's handle).
-    pub fn with_budget<B2>(self, budget: B2) -> RetryPolicy<S, C, N, B2, T> {
-        self.replace(|classifier, notify, _, timeout| (classifier, notify, budget, timeout))
+    /// Asks `budget` before every retry; the budget's clones share it, so
+    /// give every policy of a client a clone of the same budget
+    /// ([`TokenBucket`](crate::TokenBucket), [`RatioBudget`](crate::RatioBudget),
+    /// [`RetryThrottle`](crate::RetryThrottle)).
+    #[cfg(feature = "std")]
+    pub fn with_budget<B: crate::Budget + Send + Sync + 'static>(mut self, budget: B) -> Self {
+        self.budget = Some(std::sync::Arc::new(budget));
+        self
     }
 
     /// Takes a token from `limiter` before every attempt, the first
@@ -208,10 +234,9 @@ impl<S, C, N, B, T> RetryPolicy<S, C, N, B, T> {
     /// and reports every response to it (throttled when the classifier says
     /// [`ErrorKind::Throttled`](crate::ErrorKind::Throttled)): an
     /// [`AdaptiveLimiter`](crate::AdaptiveLimiter) learns the rate a
-    /// throttling server admits. Every driver does it: the blocking and
-    /// async loops, [`retry`](RetryPolicy::retry), and the tower, reqwest
-    /// and tonic integrations. One limiter per client: the policy's clones
-    /// share it, and so do the limiter's own clones.
+    /// throttling server admits. Every driver does it. One limiter per
+    /// client: the policy's clones share it, and so do the limiter's own
+    /// clones.
     ///
     /// A wait for a token counts against the deadline like any other: if
     /// it would end at or after the deadline, the retrying stops with
@@ -219,17 +244,9 @@ impl<S, C, N, B, T> RetryPolicy<S, C, N, B, T> {
     /// than sleep past it (before attempt 1, the [`RetryError`](crate::RetryError)
     /// then counts 0 attempts and holds no error). Waits for tokens count in
     /// [`Retried::waited`](crate::Retried::waited) and [`RetryError::waited`](crate::RetryError::waited).
-    ///
-    /// A policy without a limiter pays nothing for it.
     #[cfg(feature = "std")]
     pub fn with_rate_limiter<L: crate::limiter::RateLimit + 'static>(mut self, limiter: L) -> Self {
         self.limiter = PolicyLimiter::new(std::sync::Arc::new(limiter));
-        self
-    }
-
-    /// Removes the rate limiter.
-    pub fn without_rate_limiter(mut self) -> Self {
-        self.limiter = PolicyLimiter::default();
         self
     }
 
@@ -241,20 +258,28 @@ impl<S, C, N, B, T> RetryPolicy<S, C, N, B, T> {
 
     /// Cuts each attempt of the async drivers after `timeout`, or at the
     /// deadline if that comes first. The cut attempt fails with
-    /// [`TimedOut`](crate::TimedOut), so the operation's error type must implement
-    /// `From<TimedOut>` (`std::io::Error` does), and is classified a
-    /// transient timeout.
+    /// [`TimedOut`](crate::TimedOut) and is classified a transient timeout.
     ///
     /// A blocking call cannot be cut, so the policy this returns has no
     /// blocking `call` (see [`CanBlock`](crate::CanBlock)).
-    pub fn with_attempt_timeout(self, timeout: Duration) -> RetryPolicy<S, C, N, B, AttemptTimeout> {
-        self.replace(|classifier, notify, budget, _| (classifier, notify, budget, AttemptTimeout(timeout)))
+    ///
+    /// # Errors
+    /// A [`ConfigError`] for a zero timeout, which would cut every attempt
+    /// before it could answer.
+    pub fn with_attempt_timeout(
+        self,
+        timeout: Duration,
+    ) -> Result<RetryPolicy<S, C, AttemptTimeout>, ConfigError> {
+        if timeout.is_zero() {
+            return Err(ConfigError::duration(Field::AttemptTimeout, Rule::NonZero, timeout));
+        }
+        Ok(self.replace(|classifier, _| (classifier, AttemptTimeout(timeout))))
     }
 
     /// The same policy with its per-attempt timeout setting mapped by `map`.
     #[cfg(feature = "serde")]
-    pub(crate) fn map_timeout<T2>(self, map: impl FnOnce(T) -> T2) -> RetryPolicy<S, C, N, B, T2> {
-        self.replace(|classifier, notify, budget, timeout| (classifier, notify, budget, map(timeout)))
+    pub(crate) fn map_timeout<T2>(self, map: impl FnOnce(T) -> T2) -> RetryPolicy<S, C, T2> {
+        self.replace(|classifier, timeout| (classifier, map(timeout)))
     }
 
     /// Sets the deadline, the longest hint, the hint jitter and the hint
@@ -263,7 +288,8 @@ impl<S, C, N, B, T> RetryPolicy<S, C, N, B, T> {
     /// of `None` keeps the schedule's).
     ///
     /// # Errors
-    /// As [`with_max_attempts`](RetryPolicy::with_max_attempts).
+    /// As [`with_max_attempts`](RetryPolicy::with_max_attempts) and
+    /// [`with_deadline`](RetryPolicy::with_deadline).
     pub fn with_limits(self, limits: Limits) -> Result<Self, ConfigError>
     where
         S: Schedule,
@@ -272,6 +298,9 @@ impl<S, C, N, B, T> RetryPolicy<S, C, N, B, T> {
             Some(max_attempts) => self.with_max_attempts(max_attempts)?,
             None => self,
         };
+        if let Some(deadline) = limits.deadline {
+            policy = policy.with_deadline(deadline)?;
+        }
         let max_attempts = policy.limits.max_attempts;
         policy.limits = limits.with_max_attempts(max_attempts).with_hint_jitter(limits.hint_jitter);
         policy.max_hint_set = true;
@@ -280,7 +309,7 @@ impl<S, C, N, B, T> RetryPolicy<S, C, N, B, T> {
 
     /// Sets the total number of calls, the first included. The limit is the
     /// one applied: the schedule is extended to it by its own rule (a
-    /// [`Backoff`](crate::Backoff) goes on with its formula), or cut.
+    /// [`Backoff`] goes on with its formula), or cut.
     ///
     /// # Errors
     /// A [`ConfigError`] for 0 (as the schedule builders refuse it), or for
@@ -299,15 +328,16 @@ impl<S, C, N, B, T> RetryPolicy<S, C, N, B, T> {
     }
 
     /// Sets the total time budget, from the start of attempt 1.
-    pub fn with_deadline(mut self, deadline: Duration) -> Self {
+    ///
+    /// # Errors
+    /// A [`ConfigError`] for a zero deadline, which would leave no time for
+    /// any retry (as a zero per-attempt timeout is refused).
+    pub fn with_deadline(mut self, deadline: Duration) -> Result<Self, ConfigError> {
+        if deadline.is_zero() {
+            return Err(ConfigError::duration(Field::Deadline, Rule::NonZero, deadline));
+        }
         self.limits.deadline = Some(deadline);
-        self
-    }
-
-    /// Removes the deadline.
-    pub fn without_deadline(mut self) -> Self {
-        self.limits.deadline = None;
-        self
+        Ok(self)
     }
 
     /// Sets the longest server hint to honour; a longer one stops with
@@ -365,19 +395,6 @@ impl<S, C, N, B, T> RetryPolicy<S, C, N, B, T> {
         self
     }
 
-    /// Whether the policy records `metrics`.
-    #[cfg(feature = "metrics")]
-    pub fn records_metrics(&self) -> bool {
-        self.instruments.is_on()
-    }
-
-    /// The operation name set by
-    /// [`with_operation_name`](RetryPolicy::with_operation_name), if any.
-    #[cfg(feature = "metrics")]
-    pub fn operation_name(&self) -> Option<&str> {
-        self.instruments.name()
-    }
-
     /// The limits in force for plain operations.
     pub const fn limits(&self) -> &Limits {
         &self.limits
@@ -385,7 +402,8 @@ impl<S, C, N, B, T> RetryPolicy<S, C, N, B, T> {
 
     /// The limits in force for the service integrations: the same, with
     /// `max_hint` raised to [`SERVICE_MAX_HINT`] unless it was set.
-    pub fn service_limits(&self) -> Limits {
+    #[cfg(any(feature = "tower", feature = "reqwest", feature = "tonic"))]
+    pub(crate) fn service_limits(&self) -> Limits {
         if self.max_hint_set {
             return self.limits;
         }
@@ -403,37 +421,9 @@ impl<S, C, N, B, T> RetryPolicy<S, C, N, B, T> {
         &self.classifier
     }
 
-    /// The budget.
-    pub const fn budget(&self) -> &B {
-        &self.budget
-    }
-
-    /// The parts every driver reads, with the plain operations' limits.
-    #[inline]
-    pub(crate) fn parts(&self) -> Parts<'_, S, C, N, B, T> {
-        self.parts_with(&self.limits)
-    }
-
-    /// The parts every driver reads, with `limits`.
-    #[inline]
-    pub(crate) fn parts_with<'a>(&'a self, limits: &'a Limits) -> Parts<'a, S, C, N, B, T> {
-        Parts {
-            schedule: &self.schedule,
-            classifier: &self.classifier,
-            notify: &self.notify,
-            budget: &self.budget,
-            timeout: &self.timeout,
-            limits,
-            trace: self.trace,
-            instruments: &self.instruments,
-            limiter: &self.limiter,
-        }
-    }
-}
-
-impl<S: Schedule, C, N, B: Budget, T> RetryPolicy<S, C, N, B, T> {
-    /// A fresh decision for one operation, sharing this policy's budget.
-    pub fn decision(&self) -> Decision<S::Delays, &B> {
-        Decision::for_schedule(&self.schedule, self.limits, &self.budget)
+    /// The budget, if the policy has one.
+    #[cfg(feature = "std")]
+    pub fn budget(&self) -> Option<&(dyn crate::Budget + Send + Sync)> {
+        self.budget.as_deref()
     }
 }

@@ -1,5 +1,6 @@
 //! What a retry loop returns: the value with its history, or why it gave up.
 
+use core::convert::Infallible;
 use core::fmt;
 use core::time::Duration;
 
@@ -13,75 +14,67 @@ pub struct Retried<T> {
     pub value: T,
     /// Attempts made, the successful one included.
     pub attempts: u32,
-    /// Total time spent waiting between attempts.
+    /// Total time spent waiting between attempts (and for rate-limiter tokens).
     pub waited: Duration,
 }
 
-/// The loop gave up: why, after how many attempts, and the last error (as
-/// [`source`](std::error::Error::source)), not a bare error.
+/// The loop gave up: why, after how many attempts, and what the last
+/// attempt left (as [`source`](std::error::Error::source)), not a bare error.
 ///
-/// The last error is always there for the blocking drivers and for an
-/// operation whose error type can hold a [`TimedOut`]. An async operation
-/// whose attempt the deadline cut could not say so in its own error type:
-/// then [`cut_at_deadline`](RetryError::cut_at_deadline) is set, and [`error`](RetryError::error) is
-/// the attempt before's error, or `None` if the cut attempt was the first.
+/// The last attempt left an error ([`error`](RetryError::error)), or, for a
+/// call that polls until a value is ready
+/// ([`Retrying::until`](crate::Retrying::until)), a value that was not
+/// ready ([`value`](RetryError::value); `V` is that value's type, and
+/// `Infallible` for a call that does not poll). Neither is there when no
+/// attempt ended: the caller cancelled during attempt 1, or a rate limiter
+/// had no token for it before the deadline.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RetryError<E> {
+pub struct RetryError<E, V = Infallible> {
     reason: StopReason,
     attempts: u32,
     waited: Duration,
-    error: Option<E>,
-    cut: Option<TimedOut>,
+    last: Option<Result<V, E>>,
 }
 
-impl<E> RetryError<E> {
-    pub(crate) fn new(reason: StopReason, attempts: u32, waited: Duration, error: E) -> Self {
-        RetryError { reason, attempts, waited, error: Some(error), cut: None }
-    }
-
-    /// The deadline cut attempt `attempts`, whose error type could not say so.
-    /// Gave up before an attempt was sent (no token before the deadline),
-    /// with the error of the attempt before, if there was one.
-    pub(crate) fn unsent(reason: StopReason, attempts: u32, waited: Duration, error: Option<E>) -> Self {
-        RetryError { reason, attempts, waited, error, cut: None }
-    }
-
-    pub(crate) fn cut(
+impl<E, V> RetryError<E, V> {
+    pub(crate) fn new(
         reason: StopReason,
         attempts: u32,
         waited: Duration,
-        error: Option<E>,
-        cut: TimedOut,
+        last: Option<Result<V, E>>,
     ) -> Self {
-        RetryError { reason, attempts, waited, error, cut: Some(cut) }
+        RetryError { reason, attempts, waited, last }
     }
 
     /// Why the loop stopped.
     pub const fn reason(&self) -> StopReason {
         self.reason
     }
-    /// Attempts made, a cut one included.
+    /// Attempts made: sent, whether they ended or were cut or cancelled.
     pub const fn attempts(&self) -> u32 {
         self.attempts
     }
-    /// Total time spent waiting between attempts.
+    /// Total time spent waiting between attempts (and for rate-limiter tokens).
     pub const fn waited(&self) -> Duration {
         self.waited
     }
-    /// The last error an attempt returned. `None` only when the deadline cut
-    /// the first attempt of an async operation whose error type cannot hold
-    /// a [`TimedOut`] (see [`cut_at_deadline`](RetryError::cut_at_deadline)).
-    pub const fn error(&self) -> Option<&E> {
-        self.error.as_ref()
+    /// The last attempt's error, if it ended in one. An attempt cut at its
+    /// time limit ended in a [`TimedOut`].
+    pub fn error(&self) -> Option<&E> {
+        self.last.as_ref().and_then(|last| last.as_ref().err())
     }
-    /// The last error an attempt returned, by value (see [`error`](RetryError::error)).
+    /// The last attempt's error, by value (see [`error`](RetryError::error)).
     pub fn into_error(self) -> Option<E> {
-        self.error
+        self.last.and_then(Result::err)
     }
-    /// Set when the deadline cut the last attempt and the operation's error
-    /// type could not hold the [`TimedOut`]: how long that attempt ran.
-    pub const fn cut_at_deadline(&self) -> Option<TimedOut> {
-        self.cut
+    /// The last value, if the last attempt returned one that was not ready
+    /// (a call that polls with [`until`](crate::Retrying::until)).
+    pub fn value(&self) -> Option<&V> {
+        self.last.as_ref().and_then(|last| last.as_ref().ok())
+    }
+    /// The last value, by value (see [`value`](RetryError::value)).
+    pub fn into_value(self) -> Option<V> {
+        self.last.and_then(Result::ok)
     }
     /// Whether the loop stopped because the error was permanent (as opposed
     /// to giving up on a retryable one).
@@ -90,30 +83,30 @@ impl<E> RetryError<E> {
     }
 }
 
-impl<E: fmt::Display> fmt::Display for RetryError<E> {
+impl<E: fmt::Display, V> fmt::Display for RetryError<E, V> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let plural = if self.attempts == 1 { "" } else { "s" };
-        write!(f, "gave up after {} attempt{plural} ({}): ", self.attempts, self.reason)?;
-        crate::retry::event::describe_last(f, self.attempts, self.error.as_ref(), self.cut)
-    }
-}
-
-#[cfg(feature = "std")]
-impl<E: std::error::Error + 'static> std::error::Error for RetryError<E> {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match (&self.error, &self.cut) {
-            (Some(error), _) => Some(error),
-            (None, Some(cut)) => Some(cut),
-            (None, None) => None,
+        write!(f, "gave up after {} attempt{plural} ({})", self.attempts, self.reason)?;
+        match &self.last {
+            Some(Err(error)) => write!(f, ": {error}"),
+            Some(Ok(_)) => f.write_str(": the last value was not ready"),
+            None => Ok(()),
         }
     }
 }
 
+#[cfg(feature = "std")]
+impl<E: std::error::Error + 'static, V: fmt::Debug> std::error::Error for RetryError<E, V> {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.error().map(|error| error as &(dyn std::error::Error + 'static))
+    }
+}
+
 /// The error an attempt gets when an async driver cuts it: at its
-/// per-attempt timeout, or at the deadline. An error type that can hold it
-/// (`E: From<TimedOut>`) gets it as the attempt's error; it is provided for
-/// `std::io::Error` (as `ErrorKind::TimedOut`) and `String`, and a
-/// `Box<dyn Error>` or an `anyhow::Error` holds any error.
+/// per-attempt timeout, or at the deadline. The async drivers ask the
+/// operation's error type to hold it (`E: From<TimedOut>`); it is provided
+/// for `std::io::Error` (as `ErrorKind::TimedOut`) and `String`, and a
+/// `Box<dyn Error + Send + Sync>` or an `anyhow::Error` holds any error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TimedOut {
     /// The time the attempt was given.
@@ -140,5 +133,27 @@ impl From<TimedOut> for std::io::Error {
 impl From<TimedOut> for String {
     fn from(timeout: TimedOut) -> Self {
         timeout.to_string()
+    }
+}
+
+/// The error a service driver (the tower layer, the reqwest middleware)
+/// gives back when its cancel signal fires before any attempt has ended:
+/// there is no response or error of the service's own to return.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Cancelled;
+
+impl fmt::Display for Cancelled {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("cancelled before any attempt ended")
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for Cancelled {}
+
+#[cfg(feature = "std")]
+impl From<Cancelled> for std::io::Error {
+    fn from(cancelled: Cancelled) -> Self {
+        std::io::Error::new(std::io::ErrorKind::Interrupted, cancelled)
     }
 }

@@ -5,41 +5,43 @@
 //! written its error type is known, and the closures need no annotation:
 //!
 //! ```
-//! # use std::time::Duration;
 //! use std::io;
 //! use staggered::{Preset, RetryPolicy};
 //!
 //! let policy = RetryPolicy::new(Preset::Interactive.backoff());
-//! # let sleeper = |_: Duration| {};
-//! # let clock = || Duration::ZERO;
 //! let text = policy
 //!     .retry(|_| std::fs::read_to_string("Cargo.toml"))
 //!     .when(|e| e.kind() != io::ErrorKind::NotFound)
 //!     .on_retry(|event| eprintln!("{event}"))
-//! #   .run_with(&sleeper, &clock).map(|done| done.value);
-//! #   let _ = text;
-//! # let text = policy.retry(|_| std::fs::read_to_string("Cargo.toml"))
-//!     .call();
+//!     .call()?;
+//! # Ok::<(), staggered::RetryError<io::Error>>(())
 //! ```
 //!
 //! A blocking operation returns a `Result` and ends with `.call()`; an
-//! async one returns a future and ends with `.call().await`. Both run the
-//! policy's own loop: the call adds only its classifier and hooks.
+//! async one returns a future and ends with `.call().await`. Between the
+//! two: [`when`](Retrying::when) or [`classify`](Retrying::classify) (which
+//! errors to retry), [`until`](Retrying::until) (poll until a value is
+//! ready), [`on_retry`](Retrying::on_retry) and
+//! [`on_give_up`](Retrying::on_give_up) (hooks),
+//! [`cancel_on`](Retrying::cancel_on) (stop from outside), and
+//! [`with_timer`](Retrying::with_timer) (a sleeper and clock of your own:
+//! a mock in tests). [`run`](Retrying::run) instead of `call` also returns
+//! the attempts made and the time waited.
 
 use core::fmt;
-use core::future::Future;
+use core::future::{Future, IntoFuture};
 use core::marker::PhantomData;
+use core::time::Duration;
 
-use crate::budget::Budget;
 use crate::classify::{Classifier, Failure, RetryIf};
 use crate::retry::event::{GiveUpEvent, Hooks, NoNotify, Notify, OnGiveUp, OnRetry, RetryEvent};
-use crate::retry::future::retry_body;
-use crate::retry::parts::Parts;
-use crate::retry::timeout::{CanBlock, TimeoutFor};
-use crate::sleep::{BlockingSleeper, Clock, DefaultRuntime, Runtime, Sleeper};
+pub use crate::retry::judge::{Always, Readiness, Until};
+use crate::retry::judge::{Call, Judge};
+use crate::retry::timeout::{CanBlock, FromTimedOut, Timeout};
+use crate::sleep::{BlockingSleeper, Clock, Sleeper};
 use crate::{Retried, RetryError, RetryPolicy, Schedule};
 
-/// What an operation's attempt returns, blocking (`Result<R, E>`) or async
+/// What an operation's attempt returns, blocking (`Result<V, E>`) or async
 /// (a future of one); `M` is [`Blocking`] or [`Async`], and is inferred.
 pub trait Outcome<M> {
     /// The value of a success.
@@ -56,46 +58,56 @@ pub enum Blocking {}
 #[derive(Debug)]
 pub enum Async {}
 
-impl<R, E> Outcome<Blocking> for Result<R, E> {
-    type Value = R;
+impl<V, E> Outcome<Blocking> for Result<V, E> {
+    type Value = V;
     type Error = E;
 }
 
-impl<Fut, R, E> Outcome<Async> for Fut
+impl<Fut, V, E> Outcome<Async> for Fut
 where
-    Fut: Future<Output = Result<R, E>>,
+    Fut: Future<Output = Result<V, E>>,
 {
-    type Value = R;
+    type Value = V;
     type Error = E;
 }
 
-impl<S, C, N, B, T> RetryPolicy<S, C, N, B, T> {
+impl<S, C, T> RetryPolicy<S, C, T> {
     /// Retries `op` (given the attempt number, from 1) with this policy:
     /// blocking if it returns a `Result` (`.call()`), async if it returns a
-    /// future (`.call().await`). Before that, [`when`](Retrying::when),
-    /// [`classify`](Retrying::classify), [`on_retry`](Retrying::on_retry)
-    /// and [`on_give_up`](Retrying::on_give_up) take closures whose
-    /// argument types come from `op`.
+    /// future (`.call().await`). Before that, the call's own options take
+    /// closures whose argument types come from `op` (see [`Retrying`]).
     pub fn retry<F, O, M>(&self, op: F) -> Retrying<'_, Self, F, O, M>
     where
         F: FnMut(u32) -> O,
         O: Outcome<M>,
     {
-        Retrying { policy: self, op, classifier: Inherit, hooks: NoNotify, outcome: PhantomData }
+        Retrying {
+            policy: self,
+            op,
+            classifier: Inherit,
+            ready: Always,
+            hooks: NoNotify,
+            cancel: NoCancel,
+            timer: DefaultTimer,
+            outcome: PhantomData,
+        }
     }
 }
 
 /// One operation under a [`RetryPolicy`], made by [`RetryPolicy::retry`].
 #[must_use = "nothing is called until `.call()` (and, for an async operation, `.await`)"]
-pub struct Retrying<'p, P, F, O, M, W = Inherit, H = NoNotify> {
+pub struct Retrying<'p, P, F, O, M, W = Inherit, U = Always, H = NoNotify, X = NoCancel, Tm = DefaultTimer> {
     policy: &'p P,
     op: F,
     classifier: W,
+    ready: U,
     hooks: H,
+    cancel: X,
+    timer: Tm,
     outcome: PhantomData<fn() -> (O, M)>,
 }
 
-impl<P, F, O, M, W, H> fmt::Debug for Retrying<'_, P, F, O, M, W, H> {
+impl<P, F, O, M, W, U, H, X, Tm> fmt::Debug for Retrying<'_, P, F, O, M, W, U, H, X, Tm> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Retrying").finish_non_exhaustive()
     }
@@ -116,28 +128,140 @@ pub struct Inherit;
 
 /// A classifier of the call's own.
 #[derive(Debug, Clone, Copy)]
-pub struct Own<X>(X);
+pub struct Own<K>(K);
 
 impl<C> Pick<C> for Inherit {
     type Classifier = C;
-    #[inline]
     fn pick<'a>(&'a self, inherited: &'a C) -> &'a C {
         inherited
     }
 }
 
-impl<C, X> Pick<C> for Own<X> {
-    type Classifier = X;
-    #[inline]
-    fn pick<'a>(&'a self, _: &'a C) -> &'a X {
+impl<C, K> Pick<C> for Own<K> {
+    type Classifier = K;
+    fn pick<'a>(&'a self, _: &'a C) -> &'a K {
         &self.0
     }
 }
 
-impl<'p, P, F, O: Outcome<M>, M, W, H> Retrying<'p, P, F, O, M, W, H> {
+/// No cancel signal: the call runs until it succeeds or gives up.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoCancel;
+
+impl IntoFuture for NoCancel {
+    type Output = ();
+    type IntoFuture = core::future::Pending<()>;
+    fn into_future(self) -> Self::IntoFuture {
+        core::future::pending()
+    }
+}
+
+/// What may cancel a blocking call: [`NoCancel`], or a
+/// [`&CancelFlag`](crate::CancelFlag). The methods are the blocking loop's.
+pub trait BlockingCancel {
+    /// Whether the call is cancelled now.
+    fn is_cancelled(&self) -> bool;
+    /// Sleeps `delay` with `sleeper` unless cancelled first; whether it was.
+    fn sleep<Z: BlockingSleeper + ?Sized>(&self, sleeper: &Z, delay: Duration) -> bool;
+}
+
+#[cfg(feature = "std")]
+impl BlockingCancel for &crate::CancelFlag {
+    fn is_cancelled(&self) -> bool {
+        crate::CancelFlag::is_cancelled(self)
+    }
+    fn sleep<Z: BlockingSleeper + ?Sized>(&self, sleeper: &Z, delay: Duration) -> bool {
+        sleeper.sleep_unless(delay, self)
+    }
+}
+
+impl BlockingCancel for NoCancel {
+    fn is_cancelled(&self) -> bool {
+        false
+    }
+    fn sleep<Z: BlockingSleeper + ?Sized>(&self, sleeper: &Z, delay: Duration) -> bool {
+        sleeper.sleep(delay);
+        false
+    }
+}
+
+/// The default timer: `std::thread::sleep` and `std::time::Instant` for a
+/// blocking call, tokio's timer and clock for an async one (feature
+/// `tokio`; they honour tokio's paused time).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DefaultTimer;
+
+/// A sleeper and a clock of the caller's: set by
+/// [`with_timer`](Retrying::with_timer).
+#[derive(Debug)]
+pub struct Timer<'t, Z: ?Sized, K: ?Sized> {
+    sleeper: &'t Z,
+    clock: &'t K,
+}
+
+impl<'t, Z: ?Sized, K: ?Sized> Timer<'t, Z, K> {
+    pub(crate) fn new(sleeper: &'t Z, clock: &'t K) -> Self {
+        Timer { sleeper, clock }
+    }
+}
+
+/// The sleeper and clock a call of kind `M` ([`Blocking`] or [`Async`]) waits
+/// and measures with.
+#[diagnostic::on_unimplemented(
+    message = "an async retry needs a timer: enable staggered's `tokio` feature, or give the call your \
+               runtime's sleeper and clock with `.with_timer(&sleeper, &clock)`",
+    label = "no default timer for this call"
+)]
+pub trait TimerFor<M> {
+    /// The sleeper.
+    type Sleeper: ?Sized;
+    /// The clock.
+    type Clock: Clock + ?Sized;
+    /// The sleeper.
+    fn sleeper(&self) -> &Self::Sleeper;
+    /// The clock.
+    fn clock(&self) -> &Self::Clock;
+}
+
+#[cfg(feature = "std")]
+impl TimerFor<Blocking> for DefaultTimer {
+    type Sleeper = crate::sleep::StdSleeper;
+    type Clock = crate::sleep::StdClock;
+    fn sleeper(&self) -> &Self::Sleeper {
+        &crate::sleep::StdSleeper
+    }
+    fn clock(&self) -> &Self::Clock {
+        &crate::sleep::StdClock
+    }
+}
+
+#[cfg(feature = "tokio")]
+impl TimerFor<Async> for DefaultTimer {
+    type Sleeper = crate::sleep::TokioSleeper;
+    type Clock = crate::sleep::TokioClock;
+    fn sleeper(&self) -> &Self::Sleeper {
+        &crate::sleep::TokioSleeper
+    }
+    fn clock(&self) -> &Self::Clock {
+        &crate::sleep::TokioClock
+    }
+}
+
+impl<M, Z: ?Sized, K: Clock + ?Sized> TimerFor<M> for Timer<'_, Z, K> {
+    type Sleeper = Z;
+    type Clock = K;
+    fn sleeper(&self) -> &Z {
+        self.sleeper
+    }
+    fn clock(&self) -> &K {
+        self.clock
+    }
+}
+
+impl<'p, P, F, O: Outcome<M>, M, W, U, H, X, Tm> Retrying<'p, P, F, O, M, W, U, H, X, Tm> {
     /// Retries only the errors for which `predicate` is true; the others are
     /// permanent. Replaces the policy's classifier for this call.
-    pub fn when<Pr>(self, predicate: Pr) -> Retrying<'p, P, F, O, M, Own<RetryIf<Pr>>, H>
+    pub fn when<Pr>(self, predicate: Pr) -> Retrying<'p, P, F, O, M, Own<RetryIf<Pr>>, U, H, X, Tm>
     where
         Pr: Fn(&O::Error) -> bool,
     {
@@ -147,25 +271,31 @@ impl<'p, P, F, O: Outcome<M>, M, W, H> Retrying<'p, P, F, O, M, W, H> {
     /// Classifies the errors with `classifier` (a closure, or a function
     /// such as [`classify_io`](crate::classify::io::classify_io)), server
     /// hints included. Replaces the policy's classifier for this call.
-    pub fn classify<Cl>(self, classifier: Cl) -> Retrying<'p, P, F, O, M, Own<Cl>, H>
+    pub fn classify<Cl>(self, classifier: Cl) -> Retrying<'p, P, F, O, M, Own<Cl>, U, H, X, Tm>
     where
         Cl: Fn(&O::Error) -> Failure,
     {
         self.with_classifier(classifier)
     }
 
-    fn with_classifier<X>(self, classifier: X) -> Retrying<'p, P, F, O, M, Own<X>, H> {
-        let Retrying { policy, op, hooks, outcome, .. } = self;
-        Retrying { policy, op, classifier: Own(classifier), hooks, outcome }
+    fn with_classifier<K>(self, classifier: K) -> Retrying<'p, P, F, O, M, Own<K>, U, H, X, Tm> {
+        let Retrying { policy, op, ready, hooks, cancel, timer, outcome, .. } = self;
+        Retrying { policy, op, classifier: Own(classifier), ready, hooks, cancel, timer, outcome }
     }
 
     // The builder's type records what was added; nobody writes it out.
     #[allow(clippy::type_complexity)]
     /// Adds `hook`, called before every retry of this call (after the
-    /// policy's own hooks). A [`RetryEvent`] displays as a log line.
-    pub fn on_retry<G>(self, hook: G) -> Retrying<'p, P, F, O, M, W, Hooks<H, OnRetry<G, O::Error>>>
+    /// policy's own hooks), with the failed attempt typed: the error, or
+    /// after [`until`](Retrying::until) a [`FailedAttempt`](crate::FailedAttempt).
+    /// A [`RetryEvent`] displays as a log line.
+    pub fn on_retry<G>(
+        self,
+        hook: G,
+    ) -> Retrying<'p, P, F, O, M, W, U, Hooks<H, OnRetry<G, U::Failed>>, X, Tm>
     where
-        G: Fn(&RetryEvent<'_, O::Error>),
+        U: Readiness<O::Value, O::Error>,
+        G: Fn(&RetryEvent<'_, U::Failed>),
     {
         self.with_hook(OnRetry::new(hook))
     }
@@ -173,173 +303,179 @@ impl<'p, P, F, O: Outcome<M>, M, W, H> Retrying<'p, P, F, O, M, W, H> {
     #[allow(clippy::type_complexity)]
     /// Adds `hook`, called if this call gives up (after the policy's own
     /// hooks). A [`GiveUpEvent`] displays as a log line.
-    pub fn on_give_up<G>(self, hook: G) -> Retrying<'p, P, F, O, M, W, Hooks<H, OnGiveUp<G, O::Error>>>
+    pub fn on_give_up<G>(
+        self,
+        hook: G,
+    ) -> Retrying<'p, P, F, O, M, W, U, Hooks<H, OnGiveUp<G, U::Failed>>, X, Tm>
     where
-        G: Fn(&GiveUpEvent<'_, O::Error>),
+        U: Readiness<O::Value, O::Error>,
+        G: Fn(&GiveUpEvent<'_, U::Failed>),
     {
         self.with_hook(OnGiveUp::new(hook))
     }
 
-    fn with_hook<X>(self, hook: X) -> Retrying<'p, P, F, O, M, W, Hooks<H, X>> {
-        let Retrying { policy, op, classifier, hooks, outcome } = self;
-        Retrying { policy, op, classifier, hooks: Hooks(hooks, hook), outcome }
+    /// Adds `hook`, a [`Notify`] type that hears both the retries and the
+    /// give-up of this call, typed as for [`on_retry`](Retrying::on_retry).
+    pub fn notify<K>(self, hook: K) -> Retrying<'p, P, F, O, M, W, U, Hooks<H, K>, X, Tm>
+    where
+        U: Readiness<O::Value, O::Error>,
+        K: Notify<U::Failed>,
+    {
+        self.with_hook(hook)
+    }
+
+    fn with_hook<K>(self, hook: K) -> Retrying<'p, P, F, O, M, W, U, Hooks<H, K>, X, Tm> {
+        let Retrying { policy, op, classifier, ready, hooks, cancel, timer, outcome } = self;
+        Retrying { policy, op, classifier, ready, hooks: Hooks(hooks, hook), cancel, timer, outcome }
+    }
+
+    /// Stops the retrying with [`StopReason::Cancelled`](crate::StopReason::Cancelled)
+    /// when `signal` fires: for an async call, any future (such as
+    /// `tokio_util`'s `token.cancelled()`), which ends a wait or the
+    /// attempt in flight (dropping it) at once; for a blocking call, a
+    /// [`&CancelFlag`](crate::CancelFlag), checked before each attempt and
+    /// ending a wait at once. Nothing is taken from the budget or the rate
+    /// limiter after the cancel, and a retry the budget paid for but that
+    /// was not sent is given back.
+    pub fn cancel_on<X2>(self, signal: X2) -> Retrying<'p, P, F, O, M, W, U, H, X2, Tm> {
+        let Retrying { policy, op, classifier, ready, hooks, timer, outcome, .. } = self;
+        Retrying { policy, op, classifier, ready, hooks, cancel: signal, timer, outcome }
+    }
+
+    /// Waits with `sleeper` and reads `clock` instead of the default timer:
+    /// a mock clock and a recording sleeper in tests
+    /// ([`test_util`](crate::test_util)), another runtime's timer in
+    /// production (any `Fn(Duration) -> impl Future`).
+    pub fn with_timer<'t, Z: ?Sized, K: ?Sized>(
+        self,
+        sleeper: &'t Z,
+        clock: &'t K,
+    ) -> Retrying<'p, P, F, O, M, W, U, H, X, Timer<'t, Z, K>> {
+        let Retrying { policy, op, classifier, ready, hooks, cancel, outcome, .. } = self;
+        Retrying { policy, op, classifier, ready, hooks, cancel, timer: Timer::new(sleeper, clock), outcome }
     }
 }
 
-/// The parts of `policy` with `classifier` and `hooks` for one call.
-macro_rules! call_parts {
-    ($policy:expr, $classifier:expr, $hooks:expr) => {{
-        let policy = $policy;
-        Parts {
-            schedule: &policy.schedule,
-            classifier: $classifier.pick(&policy.classifier),
-            notify: $hooks,
-            budget: &policy.budget,
-            timeout: &policy.timeout,
-            limits: &policy.limits,
-            trace: policy.trace,
-            instruments: &policy.instruments,
-            limiter: &policy.limiter,
-        }
-    }};
+impl<'p, P, F, O: Outcome<M>, M, W, X, Tm> Retrying<'p, P, F, O, M, W, Always, NoNotify, X, Tm> {
+    /// Polls: a value for which `ready` is false is not a success but a
+    /// transient failure, retried on the schedule under every limit like an
+    /// error (a job still `Pending`, a resource not yet created). When the
+    /// retrying stops on such a value, the [`RetryError`] gives it back
+    /// ([`RetryError::value`]). Set it before the hooks: they see a
+    /// [`FailedAttempt`](crate::FailedAttempt), an error or a value not ready.
+    ///
+    /// ```
+    /// use staggered::{Preset, RetryPolicy, StopReason};
+    /// # use std::time::Duration;
+    ///
+    /// let policy = RetryPolicy::new(Preset::Interactive.backoff()); // 3 attempts
+    /// let status = policy
+    ///     .retry(|attempt| Ok::<_, std::io::Error>(if attempt < 3 { "pending" } else { "done" }))
+    ///     .until(|status| *status == "done")
+    /// #   .with_timer(&|_| {}, &|| Duration::ZERO)
+    ///     .call()?;
+    /// assert_eq!(status, "done");
+    ///
+    /// let stuck = policy
+    ///     .retry(|_| Ok::<_, std::io::Error>("pending"))
+    ///     .until(|status| *status == "done")
+    /// #   .with_timer(&|_| {}, &|| Duration::ZERO)
+    ///     .call()
+    ///     .unwrap_err();
+    /// assert_eq!((stuck.reason(), stuck.value()), (StopReason::AttemptsExhausted, Some(&"pending")));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn until<R>(self, ready: R) -> Retrying<'p, P, F, O, M, W, Until<R>, NoNotify, X, Tm>
+    where
+        R: Fn(&O::Value) -> bool,
+    {
+        let Retrying { policy, op, classifier, hooks, cancel, timer, outcome, .. } = self;
+        Retrying { policy, op, classifier, ready: Until(ready), hooks, cancel, timer, outcome }
+    }
 }
 
-impl<'p, S, C, N, B, T, F, R, E, W, H>
-    Retrying<'p, RetryPolicy<S, C, N, B, T>, F, Result<R, E>, Blocking, W, H>
+impl<'p, S, C, T, F, V, E, W, U, H, X, Tm>
+    Retrying<'p, RetryPolicy<S, C, T>, F, Result<V, E>, Blocking, W, U, H, X, Tm>
 where
     S: Schedule,
-    B: Budget,
-    F: FnMut(u32) -> Result<R, E>,
+    T: Timeout + CanBlock,
+    F: FnMut(u32) -> Result<V, E>,
     W: Pick<C>,
     W::Classifier: Classifier<E>,
-    N: Notify<E>,
-    H: Notify<E>,
-    E: fmt::Display,
+    U: Readiness<V, E>,
+    H: Notify<U::Failed>,
+    X: BlockingCancel,
+    Tm: TimerFor<Blocking>,
+    Tm::Sleeper: BlockingSleeper,
 {
     /// Calls the operation until it succeeds or the policy gives up,
-    /// sleeping with `std::thread::sleep`, as
-    /// [`RetryPolicy::call`] does.
+    /// sleeping with `std::thread::sleep` unless [given a
+    /// timer](Retrying::with_timer). A running call cannot be cut: the
+    /// deadline is kept by never starting an attempt the wait before which
+    /// would reach it.
     ///
     /// # Errors
-    /// A [`RetryError`] with the stop reason, the attempts made and the last error.
-    #[cfg(feature = "std")]
-    pub fn call(self) -> Result<R, RetryError<E>>
-    where
-        T: CanBlock,
-    {
-        self.run_with(&crate::sleep::StdSleeper, &crate::sleep::StdClock).map(|done| done.value)
+    /// A [`RetryError`] with the stop reason, the attempts made and what
+    /// the last attempt left.
+    pub fn call(self) -> Result<V, RetryError<E, U::Unready>> {
+        self.run().map(|done| done.value)
     }
 
     /// Like [`call`](Retrying::call), with the attempts made and the time waited.
     ///
     /// # Errors
     /// As [`call`](Retrying::call).
-    #[cfg(feature = "std")]
-    pub fn run(self) -> Result<Retried<R>, RetryError<E>>
-    where
-        T: CanBlock,
-    {
-        self.run_with(&crate::sleep::StdSleeper, &crate::sleep::StdClock)
-    }
-
-    /// Like [`run`](Retrying::run), waiting with `sleeper` and reading `clock`.
-    ///
-    /// # Errors
-    /// As [`call`](Retrying::call).
-    pub fn run_with<Z, K>(self, sleeper: &Z, clock: &K) -> Result<Retried<R>, RetryError<E>>
-    where
-        T: CanBlock,
-        Z: BlockingSleeper + ?Sized,
-        K: Clock + ?Sized,
-    {
-        let hooks = Hooks(&self.policy.notify, &self.hooks);
-        if self.policy.limiter.is_set() {
-            return call_parts!(self.policy, self.classifier, &hooks)
-                .run_blocking_limited(self.op, sleeper, clock);
-        }
-        call_parts!(self.policy, self.classifier, &hooks).run_blocking(self.op, sleeper, clock)
+    pub fn run(self) -> Result<Retried<V>, RetryError<E, U::Unready>> {
+        let Retrying { policy, op, classifier, ready, hooks, cancel, timer, .. } = self;
+        let judge = Call { classifier: classifier.pick(&policy.classifier), ready: &ready };
+        let (sleeper, clock) = (timer.sleeper(), timer.clock());
+        crate::retry::blocking::drive(policy, policy.limits, op, &judge, &hooks, sleeper, clock, cancel)
+            .map_err(|stopped| stopped.into_error(<Call<'_, W::Classifier, U> as Judge<V, E>>::last))
     }
 }
 
-impl<'p, S, C, N, B, T, F, Fut, W, H> Retrying<'p, RetryPolicy<S, C, N, B, T>, F, Fut, Async, W, H>
+impl<'p, S, C, T, F, Fut, V, E, W, U, H, X, Tm>
+    Retrying<'p, RetryPolicy<S, C, T>, F, Fut, Async, W, U, H, X, Tm>
 where
     S: Schedule,
-    B: Budget,
+    T: Timeout,
     F: FnMut(u32) -> Fut,
-    Fut: Future,
+    Fut: Future<Output = Result<V, E>>,
+    E: FromTimedOut,
     W: Pick<C>,
+    W::Classifier: Classifier<E>,
+    U: Readiness<V, E>,
+    H: Notify<U::Failed>,
+    X: IntoFuture<Output = ()>,
+    Tm: TimerFor<Async>,
+    Tm::Sleeper: Sleeper,
 {
     /// The retrying, as a future to await: until the operation succeeds or
-    /// the policy gives up, on tokio's timer, as
-    /// [`RetryPolicy::call_async`] does (the deadline cuts a running
-    /// attempt). `Send` when the operation, its future and the closures are.
+    /// the policy gives up, on tokio's timer unless [given
+    /// one](Retrying::with_timer). The deadline bounds the whole operation:
+    /// an attempt still running when the time left runs out is cut, and
+    /// fails with [`TimedOut`](crate::TimedOut) (so the error type must
+    /// hold one: `E: From<TimedOut>`). `Send` when the operation, its
+    /// future, the closures and the policy's parts are.
     ///
     /// # Errors
-    /// A [`RetryError`] with the stop reason, the attempts made and the last error.
-    pub fn call<R, E>(
-        self,
-    ) -> impl Future<Output = Result<R, RetryError<E>>> + use<'p, S, C, N, B, T, F, Fut, W, H, R, E>
-    where
-        Fut: Future<Output = Result<R, E>>,
-        W::Classifier: Classifier<E>,
-        N: Notify<E>,
-        H: Notify<E>,
-        T: TimeoutFor<E>,
-        E: fmt::Display,
-        Runtime<F>: DefaultRuntime,
-    {
-        let Retrying { policy, mut op, classifier, hooks, .. } = self;
-        let sleeper = <Runtime<F> as DefaultRuntime>::Sleeper::default();
-        let clock = <Runtime<F> as DefaultRuntime>::Clock::default();
-        async move {
-            let hooks = Hooks(&policy.notify, &hooks);
-            retry_body!(policy, call_parts!(policy, classifier, &hooks), op, &sleeper, &clock, done => done.value)
-        }
+    /// A [`RetryError`] with the stop reason, the attempts made and what
+    /// the last attempt left.
+    pub async fn call(self) -> Result<V, RetryError<E, U::Unready>> {
+        self.run().await.map(|done| done.value)
     }
 
     /// Like [`call`](Retrying::call), with the attempts made and the time waited.
     ///
     /// # Errors
     /// As [`call`](Retrying::call).
-    pub fn run<R, E>(
-        self,
-    ) -> impl Future<Output = Result<Retried<R>, RetryError<E>>> + use<'p, S, C, N, B, T, F, Fut, W, H, R, E>
-    where
-        Fut: Future<Output = Result<R, E>>,
-        W::Classifier: Classifier<E>,
-        N: Notify<E>,
-        H: Notify<E>,
-        T: TimeoutFor<E>,
-        E: fmt::Display,
-        Runtime<F>: DefaultRuntime,
-    {
-        let Retrying { policy, mut op, classifier, hooks, .. } = self;
-        let sleeper = <Runtime<F> as DefaultRuntime>::Sleeper::default();
-        let clock = <Runtime<F> as DefaultRuntime>::Clock::default();
-        async move {
-            let hooks = Hooks(&policy.notify, &hooks);
-            retry_body!(policy, call_parts!(policy, classifier, &hooks), op, &sleeper, &clock, done => done)
-        }
-    }
-
-    /// Like [`run`](Retrying::run), waiting with `sleeper` and reading
-    /// `clock`: any runtime's timer, or a recording sleeper in tests.
-    ///
-    /// # Errors
-    /// As [`call`](Retrying::call).
-    pub async fn run_with<R, E, Z, K>(self, sleeper: &Z, clock: &K) -> Result<Retried<R>, RetryError<E>>
-    where
-        Fut: Future<Output = Result<R, E>>,
-        W::Classifier: Classifier<E>,
-        N: Notify<E>,
-        H: Notify<E>,
-        T: TimeoutFor<E>,
-        E: fmt::Display,
-        Z: Sleeper + ?Sized,
-        K: Clock + ?Sized,
-    {
-        let Retrying { policy, mut op, classifier, hooks, .. } = self;
-        let hooks = Hooks(&policy.notify, &hooks);
-        retry_body!(policy, call_parts!(policy, classifier, &hooks), op, sleeper, clock, done => done)
+    pub async fn run(self) -> Result<Retried<V>, RetryError<E, U::Unready>> {
+        let Retrying { policy, op, classifier, ready, hooks, cancel, timer, .. } = self;
+        let judge = Call { classifier: classifier.pick(&policy.classifier), ready: &ready };
+        let (sleeper, clock) = (timer.sleeper(), timer.clock());
+        let cancel = cancel.into_future();
+        crate::retry::future::drive(policy, policy.limits, op, &judge, &hooks, sleeper, clock, cancel)
+            .await
+            .map_err(|stopped| stopped.into_error(<Call<'_, W::Classifier, U> as Judge<V, E>>::last))
     }
 }

@@ -1,6 +1,5 @@
-//! The per-attempt timeout, as a type: only a policy with one asks the
-//! error type to hold a [`TimedOut`], and only a policy without one can
-//! drive a blocking call, which nothing can cut.
+//! The per-attempt timeout, as a type: only a policy without one can drive
+//! a blocking call, which nothing can cut.
 
 use core::time::Duration;
 
@@ -16,66 +15,32 @@ pub struct NoTimeout;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AttemptTimeout(pub Duration);
 
-/// How a cut attempt's error is made: `E::from` a [`TimedOut`].
-pub type MakeTimeoutError<E> = fn(TimedOut) -> E;
-
-/// A per-attempt timeout setting, for operations failing with `E`:
-/// [`NoTimeout`], [`AttemptTimeout`], or `Option<AttemptTimeout>` (a
-/// configuration file's, there or not).
-#[diagnostic::on_unimplemented(
-    message = "a per-attempt timeout cuts attempts failing with `{E}`, and `{E}` cannot say so",
-    label = "`{E}` does not implement `From<staggered::TimedOut>`",
-    note = "implement `From<staggered::TimedOut>` for `{E}`, or make the attempts fail with a type that \
-            holds any error (`std::io::Error`, `Box<dyn Error + Send + Sync>`, `anyhow::Error`)"
-)]
-pub trait TimeoutFor<E> {
+/// A per-attempt timeout setting: [`NoTimeout`], [`AttemptTimeout`], or
+/// `Option<AttemptTimeout>` (a configuration file's, there or not).
+pub trait Timeout {
     /// The time each attempt gets, if limited.
-    fn timeout(&self) -> Option<Duration>;
-
-    /// How to turn a cut into an attempt's error, if this setting can (an
-    /// [`AttemptTimeout`] always can; [`NoTimeout`] cannot, and an attempt
-    /// the deadline cuts then ends the retrying with no error of its own:
-    /// see [`RetryError::cut_at_deadline`](crate::RetryError::cut_at_deadline)).
-    fn make_error(&self) -> Option<MakeTimeoutError<E>>;
+    fn limit(&self) -> Option<Duration>;
 }
 
-impl<E> TimeoutFor<E> for NoTimeout {
-    #[inline]
-    fn timeout(&self) -> Option<Duration> {
-        None
-    }
-
-    #[inline]
-    fn make_error(&self) -> Option<MakeTimeoutError<E>> {
+impl Timeout for NoTimeout {
+    fn limit(&self) -> Option<Duration> {
         None
     }
 }
 
-impl<E: From<TimedOut>> TimeoutFor<E> for AttemptTimeout {
-    #[inline]
-    fn timeout(&self) -> Option<Duration> {
+impl Timeout for AttemptTimeout {
+    fn limit(&self) -> Option<Duration> {
         Some(self.0)
     }
-
-    #[inline]
-    fn make_error(&self) -> Option<MakeTimeoutError<E>> {
-        Some(E::from)
-    }
 }
 
-impl<E: From<TimedOut>> TimeoutFor<E> for Option<AttemptTimeout> {
-    #[inline]
-    fn timeout(&self) -> Option<Duration> {
+impl Timeout for Option<AttemptTimeout> {
+    fn limit(&self) -> Option<Duration> {
         self.map(|timeout| timeout.0)
     }
-
-    #[inline]
-    fn make_error(&self) -> Option<MakeTimeoutError<E>> {
-        Some(E::from)
-    }
 }
 
-/// A timeout setting the blocking drivers can honour: only [`NoTimeout`].
+/// A timeout setting the blocking driver can honour: only [`NoTimeout`].
 ///
 /// A blocking call cannot be interrupted, so a policy with a per-attempt
 /// timeout has no blocking `call`: the two cannot meet by accident.
@@ -99,24 +64,24 @@ impl<E: From<TimedOut>> TimeoutFor<E> for Option<AttemptTimeout> {
 #[diagnostic::on_unimplemented(
     message = "a blocking call cannot be cut, so this policy's per-attempt timeout (`{Self}`) cannot apply to it",
     label = "a policy with a per-attempt timeout",
-    note = "call it with `call_async` (an async operation can be cut), or build the policy for blocking calls \
-            without `with_attempt_timeout`"
+    note = "retry an async operation (it can be cut), or build the policy for blocking calls without \
+            `with_attempt_timeout`"
 )]
 pub trait CanBlock {}
 
 impl CanBlock for NoTimeout {}
 
-/// An error type that can say its attempt was cut: `From<TimedOut>`. The
-/// tower layer needs one, because it cuts an attempt still running at the
-/// deadline (or at its per-attempt timeout) and returns the cut as the
-/// service's own error.
+/// An error type that can say its attempt was cut: `From<TimedOut>`. Every
+/// async driver needs one, because it cuts an attempt still running at the
+/// deadline (or at its per-attempt timeout) and gives the cut back as that
+/// attempt's error.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot hold a `staggered::TimedOut`, and the retry layer must return one when the \
-               deadline cuts an attempt",
+    message = "`{Self}` cannot hold a `staggered::TimedOut`, which an async retry gives back when the deadline \
+               or a per-attempt timeout cuts an attempt",
     label = "`{Self}` does not implement `From<staggered::TimedOut>`",
-    note = "map the inner service's errors into `tower::BoxError` below the retry layer \
-            (`ServiceBuilder::new().layer(retry).map_err(BoxError::from)`), or implement \
-            `From<staggered::TimedOut>` for `{Self}`"
+    note = "fail with a type that holds any error (`std::io::Error`, `Box<dyn Error + Send + Sync>`, \
+            `anyhow::Error`), or implement `From<staggered::TimedOut>` for `{Self}`; below a tower retry layer, \
+            `ServiceBuilder::new().layer(retry).map_err(BoxError::from)`"
 )]
 pub trait FromTimedOut: From<TimedOut> {}
 

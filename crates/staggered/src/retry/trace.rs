@@ -117,7 +117,7 @@ fn millis(duration: core::time::Duration) -> u64 {
 
 #[cfg(feature = "tracing")]
 #[inline]
-pub(crate) fn retry<E: core::fmt::Display>(event: &RetryEvent<'_, E>, error_type: &'static str) {
+pub(crate) fn retry<E: core::fmt::Display + ?Sized>(event: &RetryEvent<'_, E>, error_type: &'static str) {
     tracing::warn!(
         target: "staggered",
         attempt = event.attempt,
@@ -135,15 +135,19 @@ pub(crate) fn retry<E: core::fmt::Display>(event: &RetryEvent<'_, E>, error_type
 
 #[cfg(feature = "tracing")]
 #[inline]
-pub(crate) fn give_up<E: core::fmt::Display>(
+pub(crate) fn give_up<E: core::fmt::Display + ?Sized>(
     event: &GiveUpEvent<'_, E>,
     error_type: &'static str,
     levels: TraceLevels,
 ) {
-    struct Last<'a, 'b, E>(&'a GiveUpEvent<'b, E>);
-    impl<E: core::fmt::Display> core::fmt::Display for Last<'_, '_, E> {
+    /// The last error, or nothing when no attempt failed.
+    struct Last<'a, E: ?Sized>(Option<&'a E>);
+    impl<E: core::fmt::Display + ?Sized> core::fmt::Display for Last<'_, E> {
         fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-            crate::retry::event::describe_last(f, self.0.attempts, self.0.error, self.0.cut)
+            match self.0 {
+                Some(error) => error.fmt(f),
+                None => Ok(()),
+            }
         }
     }
     let first_permanent = event.reason == StopReason::Permanent && event.attempts == 1;
@@ -159,7 +163,7 @@ pub(crate) fn give_up<E: core::fmt::Display>(
         max_attempts = event.max_attempts,
         reason = event.reason.name(),
         error_type = %ReadableTypeName(error_type),
-        error_message = %Last(event),
+        error_message = %Last(event.error),
         elapsed_ms = millis(event.elapsed),
         budget_level = event.budget.map(|b| b.level),
         budget_refused = event.budget.map(|b| b.refused),
@@ -168,12 +172,10 @@ pub(crate) fn give_up<E: core::fmt::Display>(
 }
 
 #[cfg(not(feature = "tracing"))]
-#[inline(always)]
-pub(crate) fn retry<E>(_: &RetryEvent<'_, E>, _: &'static str) {}
+pub(crate) fn retry<E: ?Sized>(_: &RetryEvent<'_, E>, _: &'static str) {}
 
 #[cfg(not(feature = "tracing"))]
-#[inline(always)]
-pub(crate) fn give_up<E>(_: &GiveUpEvent<'_, E>, _: &'static str, _: TraceLevels) {}
+pub(crate) fn give_up<E: ?Sized>(_: &GiveUpEvent<'_, E>, _: &'static str, _: TraceLevels) {}
 
 #[cfg(test)]
 mod tests {

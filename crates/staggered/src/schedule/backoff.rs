@@ -161,26 +161,6 @@ impl Backoff {
     pub fn delays_with_rng<R: Rng>(&self, rng: R) -> Delays<R> {
         Delays::new(self.plan, rng)
     }
-
-    /// The delays of one operation, drawing jitter from `rng`, that read
-    /// this schedule where it is instead of copying it: the same delays as
-    /// [`delays_with_rng`](Backoff::delays_with_rng), in 48 bytes instead
-    /// of 152, for state kept per client of a large fleet (the simulator
-    /// keeps one per client).
-    ///
-    /// ```
-    /// use staggered::{Backoff, FastRng, Strategy};
-    ///
-    /// let backoff = Backoff::builder(Strategy::Full).with_max_attempts(4).build()?;
-    /// let borrowed: Vec<_> = backoff.borrowed_delays(FastRng::seed(7)).collect();
-    /// let owned: Vec<_> = backoff.delays_with_rng(FastRng::seed(7)).collect();
-    /// assert_eq!(borrowed, owned);
-    /// # Ok::<(), staggered::ConfigError>(())
-    /// ```
-    #[inline]
-    pub fn borrowed_delays<R: Rng>(&self, rng: R) -> Delays<R, &Backoff> {
-        Delays::over(self, rng)
-    }
 }
 
 /// Builds a [`Backoff`], checking every parameter.

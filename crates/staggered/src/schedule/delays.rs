@@ -5,7 +5,6 @@ use core::time::Duration;
 use super::smooth;
 use crate::rng::{FastRng, Rng};
 use crate::schedule::plan::{min, Plan, Shape};
-use crate::Backoff;
 
 /// The delays of one operation: item `r` is the wait before attempt `r + 1`
 /// (retry `r`). It yields `max_attempts - 1` delays, or never ends when the
@@ -17,13 +16,9 @@ use crate::Backoff;
 /// that hands every operation the same delays. Start a new one from the
 /// [`Backoff`](crate::Backoff) instead.
 ///
-/// `P` is where the delays read their schedule from ([`PlanSource`]): their
-/// own copy by default, or the [`Backoff`] they borrow
-/// ([`Backoff::borrowed_delays`]), which keeps them at 48 bytes instead of
-/// 152 for state held per client of a large fleet.
 #[derive(Debug)]
-pub struct Delays<R = FastRng, P = OwnPlan> {
-    plan: P,
+pub struct Delays<R = FastRng> {
+    plan: Plan,
     rng: R,
     /// Delays produced since the last reset.
     taken: u64,
@@ -37,51 +32,10 @@ pub struct Delays<R = FastRng, P = OwnPlan> {
     seed_later: Option<fn() -> R>,
 }
 
-/// Where a [`Delays`] reads its schedule from: [`OwnPlan`], a copy of its
-/// own, so that the delays outlive the [`Backoff`]; or `&Backoff`, the
-/// schedule itself, borrowed ([`Backoff::borrowed_delays`]), so that a
-/// fleet of delays shares one schedule. Implemented by those two only.
-pub trait PlanSource: sealed::Source {}
-
-/// A copy of a [`Backoff`]'s compiled schedule, owned by the [`Delays`]
-/// made from it: what [`Backoff::delays`] gives.
-#[derive(Debug, Clone, Copy)]
-pub struct OwnPlan(Plan);
-
-/// Outside the crate, nothing can name it: `PlanSource` stays implemented
-/// by the two holders here, and the compiled form stays private.
-mod sealed {
-    use crate::schedule::plan::Plan;
-
-    /// The compiled schedule a [`PlanSource`](super::PlanSource) holds.
-    pub trait Source {
-        /// The compiled schedule.
-        fn plan(&self) -> &Plan;
-    }
-}
-
-impl sealed::Source for OwnPlan {
-    #[inline(always)]
-    fn plan(&self) -> &Plan {
-        &self.0
-    }
-}
-
-impl PlanSource for OwnPlan {}
-
-impl sealed::Source for &Backoff {
-    #[inline(always)]
-    fn plan(&self) -> &Plan {
-        &self.plan
-    }
-}
-
-impl PlanSource for &Backoff {}
-
 impl<R: Rng> Delays<R> {
     #[inline]
     pub(crate) fn new(plan: Plan, rng: R) -> Self {
-        Delays::over(OwnPlan(plan), rng)
+        Delays { plan, rng, taken: 0, interval: plan.first, previous: plan.base, seed_later: None }
     }
 
     /// Delays drawing from `rng`, or, with `seed_later` (only for a plan
@@ -91,25 +45,18 @@ impl<R: Rng> Delays<R> {
     #[inline]
     pub(crate) fn with_seed_later(plan: Plan, rng: R, seed_later: Option<fn() -> R>) -> Self {
         debug_assert!(seed_later.is_none() || !plan.jittered());
-        Delays { plan: OwnPlan(plan), rng, taken: 0, interval: plan.first, previous: plan.base, seed_later }
+        Delays { plan, rng, taken: 0, interval: plan.first, previous: plan.base, seed_later }
     }
 }
 
-impl<R: Rng, P: PlanSource> Delays<R, P> {
-    /// Delays reading their schedule from `source`, drawing from `rng`.
-    #[inline]
-    pub(crate) fn over(source: P, rng: R) -> Self {
-        let (interval, previous) = (source.plan().first, source.plan().base);
-        Delays { plan: source, rng, taken: 0, interval, previous, seed_later: None }
-    }
-
+impl<R: Rng> Delays<R> {
     /// Starts the schedule over from retry 1, as google-http-java-client's
     /// `ExponentialBackOff.reset()` does.
     /// The generator is not reseeded, so the next run draws new jitter.
     pub fn reset(&mut self) {
         self.taken = 0;
-        self.interval = self.plan.plan().first;
-        self.previous = self.plan.plan().base;
+        self.interval = self.plan.first;
+        self.previous = self.plan.base;
     }
 
     /// How many delays this iterator has produced since the last reset
@@ -124,7 +71,7 @@ impl<R: Rng, P: PlanSource> Delays<R, P> {
     /// jittered delays pays no call per delay.
     #[inline(always)]
     fn draw(&mut self) -> Duration {
-        let p = self.plan.plan();
+        let p = &self.plan;
         let ns = match p.shape {
             Shape::Constant(base) => return base,
             Shape::Linear { a, b } => {
@@ -158,7 +105,7 @@ impl<R: Rng, P: PlanSource> Delays<R, P> {
     }
 }
 
-impl<R: Rng, P: PlanSource> Iterator for Delays<R, P> {
+impl<R: Rng> Iterator for Delays<R> {
     type Item = Duration;
 
     // A countdown and, for a constant delay, a copy: small enough to inline
@@ -166,18 +113,18 @@ impl<R: Rng, P: PlanSource> Iterator for Delays<R, P> {
     // draw in `draw`.
     #[inline(always)]
     fn next(&mut self) -> Option<Duration> {
-        if self.taken >= self.plan.plan().delays {
+        if self.taken >= self.plan.delays {
             return None;
         }
         self.taken += 1;
-        match self.plan.plan().shape {
+        match self.plan.shape {
             Shape::Constant(base) => Some(base),
             _ => Some(self.draw()),
         }
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        let delays = self.plan.plan().delays;
+        let delays = self.plan.delays;
         let left = delays - self.taken;
         match usize::try_from(left) {
             Ok(left) if delays != u64::MAX => (left, Some(left)),
@@ -186,4 +133,4 @@ impl<R: Rng, P: PlanSource> Iterator for Delays<R, P> {
     }
 }
 
-impl<R: Rng, P: PlanSource> core::iter::FusedIterator for Delays<R, P> {}
+impl<R: Rng> core::iter::FusedIterator for Delays<R> {}

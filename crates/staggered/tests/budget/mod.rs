@@ -150,11 +150,16 @@ fn a_shared_budget_stops_retries_across_operations() {
     let bucket = TokenBucket::builder().with_capacity(20).build();
     let policy = RetryPolicy::new(super::retry::exponential(10)).with_budget(bucket.clone());
     let sleeper = RecordingSleeper::new();
-    let first = policy.run_with(|_| Err::<(), _>("down"), &sleeper, &sleeper.clock()).unwrap_err();
+    let first =
+        policy.retry(|_| Err::<(), _>("down")).with_timer(&sleeper, &sleeper.clock()).run().unwrap_err();
     assert_eq!((first.reason(), first.attempts()), (StopReason::BudgetExhausted, 5), "4 retries of 5 tokens");
-    let second = policy.run_with(|_| Err::<(), _>("down"), &sleeper, &sleeper.clock()).unwrap_err();
+    let second =
+        policy.retry(|_| Err::<(), _>("down")).with_timer(&sleeper, &sleeper.clock()).run().unwrap_err();
     assert_eq!((second.reason(), second.attempts()), (StopReason::BudgetExhausted, 1));
-    assert_eq!(policy.run_with(|_| Ok::<_, &str>(()), &sleeper, &sleeper.clock()).unwrap().attempts, 1);
+    assert_eq!(
+        policy.retry(|_| Ok::<_, &str>(())).with_timer(&sleeper, &sleeper.clock()).run().unwrap().attempts,
+        1
+    );
     assert_eq!(bucket.tokens(), 1, "a first-try success refunds one token");
 }
 
@@ -175,10 +180,10 @@ fn an_io_timeout_costs_the_token_bucket_a_timeout() {
         RetryPolicy::new(super::retry::exponential(3)).classify(classify_io).with_budget(bucket.clone());
     let sleeper = RecordingSleeper::new();
     let timed_out = |_| Err::<(), _>(std::io::Error::from(std::io::ErrorKind::TimedOut));
-    let err = policy.run_with(timed_out, &sleeper, &sleeper.clock()).unwrap_err();
+    let err = policy.retry(timed_out).with_timer(&sleeper, &sleeper.clock()).run().unwrap_err();
     assert_eq!(err.attempts(), 3);
     assert_eq!(bucket.tokens(), 480, "two retries after a timeout cost 10 each, as in the AWS SDK");
     let reset = |_| Err::<(), _>(std::io::Error::from(std::io::ErrorKind::ConnectionReset));
-    policy.run_with(reset, &sleeper, &sleeper.clock()).unwrap_err();
+    policy.retry(reset).with_timer(&sleeper, &sleeper.clock()).run().unwrap_err();
     assert_eq!(bucket.tokens(), 470, "and after a reset connection 5 each");
 }

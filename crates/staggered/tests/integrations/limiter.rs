@@ -97,6 +97,7 @@ async fn the_tower_layer_reports_throttles_and_waits_for_attempt_1s_token() {
     let policy = RetryPolicy::new(backoff())
         .classify(ClassifyHttp::new())
         .with_deadline(Duration::from_secs(1))
+        .unwrap()
         .with_rate_limiter(limiter);
     let layer = RetryLayer::new(policy).with_timer(sleeper.clone(), sleeper.clock());
     let mut service = ServiceBuilder::new().layer(layer).service(tower::service_fn(|_: String| async {
@@ -143,8 +144,10 @@ async fn the_grpc_driver_stops_at_a_token_past_the_deadline_with_the_last_status
     let limiter = AdaptiveLimiter::builder().build_with_clock(sleeper.clock()).unwrap();
     limiter.record_response(true); // 0.5 tokens a second: 2 s from one to the next
     drain(&limiter);
-    let policy =
-        RetryPolicy::new(backoff()).with_deadline(Duration::from_secs(1)).with_rate_limiter(limiter.clone());
+    let policy = RetryPolicy::new(backoff())
+        .with_deadline(Duration::from_secs(1))
+        .unwrap()
+        .with_rate_limiter(limiter.clone());
     // No token before the deadline: nothing is sent, and there is no status to give.
     let error = policy.check(&client, &sleeper).await.unwrap_err();
     assert_eq!((error.reason(), error.attempts(), error.error().is_none()), (StopReason::Deadline, 0, true));

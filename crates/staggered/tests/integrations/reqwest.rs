@@ -9,9 +9,7 @@ use ::reqwest::StatusCode;
 use reqwest_middleware::{ClientBuilder, ClientWithMiddleware};
 use staggered::reqwest::{Idempotent, RetryMiddleware, RetryReport};
 use staggered::test_util::RecordingSleeper;
-use staggered::{
-    Backoff, GiveUpEvent, Notify, RetryEvent, RetryPolicy, StopReason, Strategy, TimedOut, TokenBucket,
-};
+use staggered::{Backoff, GiveUpEvent, RetryIf, RetryPolicy, StopReason, Strategy, TimedOut, TokenBucket};
 
 use super::server::{Reply, Server};
 
@@ -124,7 +122,8 @@ async fn hostile_retry_after_never_panics_nor_waits_past_the_limits() {
         let server = Server::start(move |_, _| Reply::with_header(503, "retry-after", header.clone())).await;
         let policy = RetryMiddleware::policy_for(backoff(3))
             .with_max_hint(max_hint)
-            .with_deadline(Duration::from_secs(30));
+            .with_deadline(Duration::from_secs(30))
+            .unwrap();
         let (client, sleeper) = recorded(policy);
         let response = client.get(server.url("/")).send().await.unwrap();
         assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE, "{value:?}");
@@ -214,7 +213,8 @@ async fn a_hanging_endpoint_is_cut_by_the_attempt_timeout() {
         .on_retry(move |event| {
             seen.lock().unwrap().push((event.attempt, event.failure.timed_out, format!("{}", event.error)));
         })
-        .with_attempt_timeout(Duration::from_millis(150));
+        .with_attempt_timeout(Duration::from_millis(150))
+        .unwrap();
     let start = Instant::now();
     let response =
         client_with(RetryMiddleware::from_policy(policy)).get(server.url("/slow")).send().await.unwrap();
@@ -235,7 +235,9 @@ async fn a_hanging_endpoint_is_cut_by_the_attempt_timeout() {
     let server = Server::start(|_, _| Reply::Hang).await;
     let policy = RetryMiddleware::policy_for(backoff(5))
         .with_attempt_timeout(Duration::from_millis(150))
-        .with_deadline(Duration::from_millis(250));
+        .unwrap()
+        .with_deadline(Duration::from_millis(250))
+        .unwrap();
     let start = Instant::now();
     let err =
         client_with(RetryMiddleware::from_policy(policy)).get(server.url("/")).send().await.unwrap_err();
@@ -253,10 +255,11 @@ async fn a_hanging_endpoint_is_cut_by_the_attempt_timeout() {
 #[derive(Clone, Default)]
 struct GiveUps(Arc<Mutex<Vec<StopReason>>>);
 
-impl<E> Notify<E> for GiveUps {
-    fn on_retry(&self, _: &RetryEvent<'_, E>) {}
-    fn on_give_up(&self, event: &GiveUpEvent<'_, E>) {
-        self.0.lock().unwrap().push(event.reason);
+impl GiveUps {
+    /// A policy's give-up hook that counts here.
+    fn hook(&self) -> impl Fn(&GiveUpEvent<'_, dyn std::fmt::Display + '_>) + Send + Sync + 'static {
+        let give_ups = self.clone();
+        move |event| give_ups.0.lock().unwrap().push(event.reason)
     }
 }
 
@@ -268,7 +271,8 @@ async fn a_shared_budget_stops_retries_when_the_server_is_down() {
     let budget = TokenBucket::builder().with_capacity(20).build();
     let give_ups = GiveUps::default();
     let sleeper = RecordingSleeper::new();
-    let policy = RetryMiddleware::policy_for(backoff(3)).with_budget(budget.clone()).notify(give_ups.clone());
+    let policy =
+        RetryMiddleware::policy_for(backoff(3)).with_budget(budget.clone()).on_give_up(give_ups.hook());
     let client =
         client_with(RetryMiddleware::from_policy(policy).with_timer(sleeper.clone(), sleeper.clock()));
     let tasks: Vec<_> = (0..REQUESTS)
@@ -319,7 +323,8 @@ async fn a_plain_policy_and_a_configuration_files_retry_http_statuses() {
 async fn a_classifier_of_errors_keeps_the_http_rules_for_responses() {
     let server = Server::start(|hit, _| if hit <= 2 { Reply::status(503) } else { Reply::ok() }).await;
     let sleeper = RecordingSleeper::new();
-    let policy = RetryPolicy::new(backoff(5)).retry_if(|e: &reqwest_middleware::Error| e.is_connect());
+    let policy =
+        RetryPolicy::new(backoff(5)).classify(RetryIf(|e: &reqwest_middleware::Error| e.is_connect()));
     let retry = RetryMiddleware::from_policy(policy).with_timer(sleeper.clone(), sleeper.clock());
     let response = client_with(retry).get(server.url("/")).send().await.unwrap();
     assert_eq!((response.status(), server.hits()), (StatusCode::OK, 3), "a 503 is not a success");
@@ -348,7 +353,7 @@ async fn an_ordinary_retry_after_is_honoured_past_a_short_max_delay() {
     let response = client_with(retry).get(server.url("/")).send().await.unwrap();
     assert_eq!(report(&response).stopped, Some(StopReason::HintTooLong));
     let server = Server::start(|_, _| Reply::with_header(429, "retry-after", "30")).await;
-    let policy = RetryPolicy::new(backoff(5)).with_deadline(Duration::from_secs(10));
+    let policy = RetryPolicy::new(backoff(5)).with_deadline(Duration::from_secs(10)).unwrap();
     let retry = RetryMiddleware::from_policy(policy).with_timer(sleeper.clone(), sleeper.clock());
     let response = client_with(retry).get(server.url("/")).send().await.unwrap();
     assert_eq!(report(&response).stopped, Some(StopReason::Deadline));
@@ -358,7 +363,7 @@ async fn an_ordinary_retry_after_is_honoured_past_a_short_max_delay() {
 async fn the_deadline_cuts_a_hanging_attempt_without_an_attempt_timeout() {
     // Real time: a server that never answers, a 300 ms deadline, no timeout.
     let server = Server::start(|_, _| Reply::Hang).await;
-    let policy = RetryPolicy::new(backoff(5)).with_deadline(Duration::from_millis(300));
+    let policy = RetryPolicy::new(backoff(5)).with_deadline(Duration::from_millis(300)).unwrap();
     let start = Instant::now();
     let err =
         client_with(RetryMiddleware::from_policy(policy)).get(server.url("/slow")).send().await.unwrap_err();

@@ -11,8 +11,8 @@ use staggered::config::RetryConfig;
 use staggered::test_util::RecordingSleeper;
 use staggered::tonic::{ClassifyGrpc, ClassifyStatus};
 use staggered::{
-    Backoff, Budget, DefaultRules, ErrorKind, Failure, Hint, Notify, RetryError, RetryEvent, RetryPolicy,
-    RetryThrottle, Schedule, StopReason, Strategy, TimeoutFor,
+    Backoff, ErrorKind, Failure, Hint, RetryError, RetryEvent, RetryPolicy, RetryThrottle, Schedule,
+    StopReason, Strategy, Timeout,
 };
 use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::health_client::HealthClient;
@@ -36,16 +36,9 @@ fn backoff(attempts: u32) -> Backoff {
 /// What each retry's event said: the attempt, its failure, the status code.
 type Retries = Arc<Mutex<Vec<(u32, Failure, Code, Duration)>>>;
 
-/// `policy`, recording every retry.
-fn recording<S: Schedule>(
-    policy: RetryPolicy<S>,
-) -> (RetryPolicy<S, DefaultRules, impl Notify<Status>>, Retries) {
-    let retries = Retries::default();
-    let seen = Arc::clone(&retries);
-    let policy = policy.on_retry(move |event: &RetryEvent<'_, Status>| {
-        seen.lock().unwrap().push((event.attempt, event.failure, event.error.code(), event.delay));
-    });
-    (policy, retries)
+/// A hook of a call that records every retry in `retries`.
+fn record(retries: &Retries) -> impl Fn(&RetryEvent<'_, Status>) + '_ {
+    move |event| retries.lock().unwrap().push((event.attempt, event.failure, event.error.code(), event.delay))
 }
 
 /// The health check, retried on a recording sleeper, for any policy the
@@ -55,25 +48,36 @@ pub(super) trait Check {
         &self,
         client: &HealthClient<Channel>,
         sleeper: &RecordingSleeper,
-    ) -> Result<(i32, u32), RetryError<Status>>;
-}
+    ) -> Result<(i32, u32), RetryError<Status>> {
+        self.check_recorded(client, sleeper, &Retries::default()).await
+    }
 
-impl<S, C, N, B, T> Check for RetryPolicy<S, C, N, B, T>
-where
-    S: Schedule,
-    C: ClassifyStatus,
-    N: Notify<Status>,
-    B: Budget,
-    T: TimeoutFor<Status>,
-{
-    async fn check(
+    /// The check, with every retry recorded in `retries`.
+    async fn check_recorded(
         &self,
         client: &HealthClient<Channel>,
         sleeper: &RecordingSleeper,
+        retries: &Retries,
+    ) -> Result<(i32, u32), RetryError<Status>>;
+}
+
+impl<S, C, T> Check for RetryPolicy<S, C, T>
+where
+    S: Schedule,
+    C: ClassifyStatus,
+    T: Timeout,
+{
+    async fn check_recorded(
+        &self,
+        client: &HealthClient<Channel>,
+        sleeper: &RecordingSleeper,
+        retries: &Retries,
     ) -> Result<(i32, u32), RetryError<Status>> {
         let done = self
             .retry_grpc(client, message(), |mut client, request| async move { client.check(request).await })
-            .run_with(sleeper, &sleeper.clock())
+            .on_retry(record(retries))
+            .with_timer(sleeper, &sleeper.clock())
+            .run()
             .await?;
         Ok((done.value.into_inner().status, done.attempts))
     }
@@ -89,9 +93,9 @@ async fn unavailable_twice_then_serving() {
         }
     })
     .await;
-    let (policy, retries) = recording(RetryPolicy::new(backoff(5)));
+    let (policy, retries) = (RetryPolicy::new(backoff(5)), Retries::default());
     let sleeper = RecordingSleeper::new();
-    let done = policy.check(&server.client().await, &sleeper).await.unwrap();
+    let done = policy.check_recorded(&server.client().await, &sleeper, &retries).await.unwrap();
     assert_eq!((done, server.calls()), ((ServingStatus::Serving as i32, 3), 3));
     assert_eq!(sleeper.sleeps(), [ms(10), ms(20)]);
     let retries = retries.lock().unwrap().clone();
@@ -118,9 +122,9 @@ async fn resource_exhausted_waits_the_pushback_and_the_backoff_starts_over() {
         _ => Reply::Serving,
     })
     .await;
-    let (policy, retries) = recording(RetryPolicy::new(backoff(6)));
+    let (policy, retries) = (RetryPolicy::new(backoff(6)), Retries::default());
     let sleeper = RecordingSleeper::new();
-    let (_, attempts) = policy.check(&server.client().await, &sleeper).await.unwrap();
+    let (_, attempts) = policy.check_recorded(&server.client().await, &sleeper, &retries).await.unwrap();
     assert_eq!((attempts, server.calls()), (5, 5));
     assert_eq!(sleeper.sleeps(), [ms(10), ms(20), ms(1000), ms(10)]);
     let throttled = retries.lock().unwrap()[2];
@@ -197,7 +201,8 @@ async fn a_shared_throttle_stops_retrying_while_the_server_keeps_failing() {
                     .retry_grpc(&client, message(), |mut client, request| async move {
                         client.check(request).await
                     })
-                    .run_with(&sleeper, &sleeper.clock())
+                    .with_timer(&sleeper, &sleeper.clock())
+                    .run()
                     .await
             });
         let err = task.await.unwrap().unwrap_err();
@@ -226,8 +231,11 @@ async fn each_attempt_carries_its_time_limit_as_grpc_timeout() {
         }
     })
     .await;
-    let policy =
-        RetryPolicy::new(backoff(3)).with_attempt_timeout(Duration::from_secs(5)).with_deadline(ms(5500));
+    let policy = RetryPolicy::new(backoff(3))
+        .with_attempt_timeout(Duration::from_secs(5))
+        .unwrap()
+        .with_deadline(ms(5500))
+        .unwrap();
     let sleeper = RecordingSleeper::new();
     let (_, attempts) = policy.check(&server.client().await, &sleeper).await.unwrap();
     assert_eq!(attempts, 2);
@@ -238,11 +246,12 @@ async fn each_attempt_carries_its_time_limit_as_grpc_timeout() {
 async fn a_hanging_attempt_is_cut_at_its_timeout_and_retried() {
     let server = GrpcServer::start(|call| if call == 1 { Reply::Hang } else { Reply::Serving }).await;
     let client = server.client().await;
-    let (policy, retries) = recording(RetryPolicy::new(backoff(3)));
-    let policy = policy.with_attempt_timeout(Duration::from_secs(2));
+    let retries = Retries::default();
+    let policy = RetryPolicy::new(backoff(3)).with_attempt_timeout(Duration::from_secs(2)).unwrap();
     let start = tokio::time::Instant::now();
     let done = policy
         .retry_grpc(&client, message(), |mut client, request| async move { client.check(request).await })
+        .on_retry(record(&retries))
         .run()
         .await
         .unwrap();
@@ -257,7 +266,7 @@ async fn a_hanging_attempt_is_cut_at_its_timeout_and_retried() {
 async fn the_deadline_cuts_a_hanging_attempt_without_a_timeout() {
     let server = GrpcServer::start(|_| Reply::Hang).await;
     let client = server.client().await;
-    let policy = RetryPolicy::new(backoff(3)).with_deadline(Duration::from_secs(3));
+    let policy = RetryPolicy::new(backoff(3)).with_deadline(Duration::from_secs(3)).unwrap();
     // On tokio's timer, spawned: the future of `.call()` is `Send`.
     let task = tokio::spawn(async move {
         policy

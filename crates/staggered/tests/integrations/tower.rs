@@ -18,8 +18,7 @@ use staggered::sleep::Clock;
 use staggered::test_util::{MockClock, RecordingSleeper};
 use staggered::tower::RetryLayer;
 use staggered::{
-    AlwaysTransient, Backoff, GiveUpEvent, Notify, RatioBudget, RetryEvent, RetryPolicy, StopReason,
-    Strategy, TimedOut,
+    AlwaysTransient, Backoff, GiveUpEvent, RatioBudget, RetryPolicy, StopReason, Strategy, TimedOut,
 };
 use tower::{BoxError, Service, ServiceBuilder, ServiceExt};
 
@@ -48,10 +47,11 @@ fn get(url: String) -> Request<Body> {
 #[derive(Clone, Default)]
 struct GiveUps(Arc<Mutex<Vec<(StopReason, u32)>>>);
 
-impl<E> Notify<E> for GiveUps {
-    fn on_retry(&self, _: &RetryEvent<'_, E>) {}
-    fn on_give_up(&self, event: &GiveUpEvent<'_, E>) {
-        self.0.lock().unwrap().push((event.reason, event.attempts));
+impl GiveUps {
+    /// A policy's give-up hook that records here.
+    fn hook(&self) -> impl Fn(&GiveUpEvent<'_, dyn std::fmt::Display + '_>) + Send + Sync + 'static {
+        let give_ups = self.clone();
+        move |event| give_ups.0.lock().unwrap().push((event.reason, event.attempts))
     }
 }
 
@@ -93,7 +93,8 @@ async fn retry_after_is_honoured_and_hostile_hints_stop() {
     .await;
     let sleeper = RecordingSleeper::new();
     let give_ups = GiveUps::default();
-    let policy = RetryPolicy::new(backoff(5)).with_max_hint(Duration::from_secs(5)).notify(give_ups.clone());
+    let policy =
+        RetryPolicy::new(backoff(5)).with_max_hint(Duration::from_secs(5)).on_give_up(give_ups.hook());
     let mut service = http_stack!(policy, sleeper);
     let response = service.ready().await.unwrap().call(get(server.url("/"))).await.unwrap();
     // Hit 1: waited the hint; hit 2: garbage ignored, ordinary backoff;
@@ -125,7 +126,8 @@ async fn a_hanging_endpoint_is_cut_by_the_attempt_timeout() {
     let server = Server::start(|hit, _| if hit == 1 { Reply::Hang } else { Reply::ok() }).await;
     let policy = RetryPolicy::new(backoff(4))
         .classify(ClassifyHttp::new())
-        .with_attempt_timeout(Duration::from_millis(150));
+        .with_attempt_timeout(Duration::from_millis(150))
+        .unwrap();
     // hyper's error becomes a `BoxError`, which can hold a `TimedOut`.
     let mut service = ServiceBuilder::new()
         .layer(RetryLayer::new(policy).clone_requests_with(IdempotentOnly::new()))
@@ -141,7 +143,8 @@ async fn a_hanging_endpoint_is_cut_by_the_attempt_timeout() {
     let server = Server::start(|_, _| Reply::Hang).await;
     let policy = RetryPolicy::new(backoff(2))
         .classify(ClassifyHttp::new())
-        .with_attempt_timeout(Duration::from_millis(100));
+        .with_attempt_timeout(Duration::from_millis(100))
+        .unwrap();
     let mut service = ServiceBuilder::new()
         .layer(RetryLayer::new(policy).clone_requests_with(IdempotentOnly::new()))
         .map_err(BoxError::from)
@@ -269,7 +272,8 @@ async fn the_deadline_is_read_on_the_layers_clock() {
     let policy = RetryPolicy::new(backoff(10))
         .classify(AlwaysTransient)
         .with_deadline(Duration::from_millis(25))
-        .notify(give_ups.clone());
+        .unwrap()
+        .on_give_up(give_ups.hook());
     let layer = RetryLayer::new(policy).with_timer(sleeper.clone(), sleeper.clock());
     let mut service = ServiceBuilder::new().layer(layer).service(Flaky::new(10));
     service.ready().await.unwrap().call("x".to_owned()).await.unwrap_err();
@@ -323,7 +327,7 @@ async fn an_ordinary_retry_after_is_honoured_past_a_short_max_delay() {
         .await;
     let sleeper = RecordingSleeper::new();
     let policy = RetryPolicy::new(backoff(3));
-    assert_eq!(policy.service_limits().max_hint, Some(staggered::SERVICE_MAX_HINT));
+    assert!(policy.limits().max_hint < Some(Duration::from_secs(1)), "the schedule's own maximum");
     let mut service = ServiceBuilder::new()
         .layer(RetryLayer::new(policy).with_timer(sleeper.clone(), sleeper.clock()))
         .map_err(BoxError::from)
@@ -365,8 +369,10 @@ async fn a_classifier_of_errors_works_on_a_tower_layer_with_hooks_typed_by_the_s
 
 #[tokio::test(start_paused = true)]
 async fn the_deadline_cuts_a_running_attempt_without_an_attempt_timeout() {
-    let policy =
-        RetryPolicy::new(backoff(5)).classify(AlwaysTransient).with_deadline(Duration::from_millis(200));
+    let policy = RetryPolicy::new(backoff(5))
+        .classify(AlwaysTransient)
+        .with_deadline(Duration::from_millis(200))
+        .unwrap();
     let mut service =
         ServiceBuilder::new().layer(RetryLayer::new(policy)).service(tower::service_fn(|_: ()| async {
             tokio::time::sleep(Duration::from_millis(1500)).await;

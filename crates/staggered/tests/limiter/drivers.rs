@@ -34,6 +34,13 @@ fn backoff() -> Backoff {
 #[derive(Debug)]
 struct Slow(bool);
 
+/// An async attempt cut at its time limit is flaky.
+impl From<staggered::TimedOut> for Slow {
+    fn from(_: staggered::TimedOut) -> Self {
+        Slow(false)
+    }
+}
+
 impl std::fmt::Display for Slow {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(if self.0 { "slow down" } else { "flaky" })
@@ -55,7 +62,7 @@ fn attempt_1_takes_a_token_through_the_blocking_sleeper() {
     throttled_and_empty(&limiter, |d| clock.advance(d));
     let policy = RetryPolicy::new(backoff()).with_rate_limiter(limiter.clone());
     let sleeper = RecordingSleeper::with_clock(clock.clone());
-    let done = policy.run_with(|_| Ok::<_, Slow>(()), &sleeper, &clock).unwrap();
+    let done = policy.retry(|_| Ok::<_, Slow>(())).with_timer(&sleeper, &clock).run().unwrap();
     // No token in the bucket: one wait of 1/14 s (rounded up) before attempt 1.
     assert_eq!(sleeper.sleeps().len(), 1);
     let wait = sleeper.total();
@@ -66,7 +73,7 @@ fn attempt_1_takes_a_token_through_the_blocking_sleeper() {
     // Fourteen more attempts wait for a token each: at most 14 / 14 s, a
     // little less as the successes move the rate up its curve.
     for _ in 0..14 {
-        policy.run_with(|_| Ok::<_, Slow>(()), &sleeper, &clock).unwrap();
+        policy.retry(|_| Ok::<_, Slow>(())).with_timer(&sleeper, &clock).run().unwrap();
     }
     assert_eq!(sleeper.sleeps().len(), 15);
     let total = sleeper.total().as_secs_f64();
@@ -79,10 +86,10 @@ fn a_policy_without_a_limiter_never_waits_and_a_disabled_limiter_neither() {
     let limiter = AdaptiveLimiter::builder().build_with_clock(clock.clone()).unwrap();
     let sleeper = RecordingSleeper::with_clock(clock.clone());
     let with = RetryPolicy::new(backoff()).with_rate_limiter(limiter.clone());
-    let without = with.clone().without_rate_limiter();
+    let without = RetryPolicy::new(backoff());
     for _ in 0..1000 {
-        with.run_with(|_| Ok::<_, Slow>(()), &sleeper, &clock).unwrap();
-        without.run_with(|_| Ok::<_, Slow>(()), &sleeper, &clock).unwrap();
+        with.retry(|_| Ok::<_, Slow>(())).with_timer(&sleeper, &clock).run().unwrap();
+        without.retry(|_| Ok::<_, Slow>(())).with_timer(&sleeper, &clock).run().unwrap();
     }
     assert!(sleeper.sleeps().is_empty());
     assert!(!limiter.metrics().enabled);
@@ -97,24 +104,24 @@ fn every_response_is_reported_and_a_throttle_turns_the_limiter_on() {
     // A transient failure is a response like a success: the limiter stays off.
     let calls = Cell::new(0);
     let done = policy
-        .run_with(
-            |attempt| {
-                calls.set(calls.get() + 1);
-                if attempt == 1 {
-                    Err(Slow(false))
-                } else {
-                    Ok(attempt)
-                }
-            },
-            &sleeper,
-            &clock,
-        )
+        .retry(|attempt| {
+            calls.set(calls.get() + 1);
+            if attempt == 1 {
+                Err(Slow(false))
+            } else {
+                Ok(attempt)
+            }
+        })
+        .with_timer(&sleeper, &clock)
+        .run()
         .unwrap();
     assert_eq!(done.value, 2);
     assert!(!limiter.metrics().enabled);
     // A throttled one turns it on.
     let done = policy
-        .run_with(|attempt| if attempt == 1 { Err(Slow(true)) } else { Ok(attempt) }, &sleeper, &clock)
+        .retry(|attempt| if attempt == 1 { Err(Slow(true)) } else { Ok(attempt) })
+        .with_timer(&sleeper, &clock)
+        .run()
         .unwrap();
     assert_eq!(done.value, 2);
     let metrics = limiter.metrics();
@@ -122,7 +129,7 @@ fn every_response_is_reported_and_a_throttle_turns_the_limiter_on() {
     assert_eq!(metrics.throttles, 1);
     // Clones of the policy share the limiter.
     let clone = policy.clone();
-    let _ = clone.run_with(|_| Err::<(), _>(Slow(true)), &sleeper, &clock);
+    let _ = clone.retry(|_| Err::<(), _>(Slow(true))).with_timer(&sleeper, &clock).run();
     assert_eq!(limiter.metrics().throttles, 4, "three more throttled attempts");
 }
 
@@ -136,26 +143,28 @@ fn a_wait_for_a_token_that_would_pass_the_deadline_stops_with_the_deadline() {
     let policy = RetryPolicy::new(backoff())
         .classify(classify)
         .with_deadline(Duration::from_secs(1))
+        .unwrap()
         .with_rate_limiter(limiter.clone());
     let sleeper = RecordingSleeper::with_clock(clock.clone());
     let gave_up = Cell::new(None);
     let err = policy
         .retry(|_| Ok::<_, Slow>(()))
         .on_give_up(|event| gave_up.set(Some((event.reason, event.attempts, event.error.is_some()))))
-        .run_with(&sleeper, &clock)
+        .with_timer(&sleeper, &clock)
+        .run()
         .unwrap_err();
     // Two seconds for a token, one of deadline: stop before attempt 1, at once.
     assert_eq!((err.reason(), err.attempts(), err.error().is_none()), (StopReason::Deadline, 0, true));
     assert!(sleeper.sleeps().is_empty(), "never slept past the deadline");
     assert_eq!(gave_up.get(), Some((StopReason::Deadline, 0, false)));
-    assert_eq!(err.to_string(), "gave up after 0 attempts (no time left before the deadline): ");
+    assert_eq!(err.to_string(), "gave up after 0 attempts (no time left before the deadline)");
 
     // With 2.5 s: attempt 1 waits 2 s for its token and fails; its
     // response lifts the rate to 0.8 a second (twice the measured 0.4), so
     // after the 100 ms backoff the next token is over a second away: stop
     // with attempt 1's error.
-    let policy = policy.with_deadline(Duration::from_millis(2500));
-    let err = policy.run_with(|_| Err::<(), _>(Slow(false)), &sleeper, &clock).unwrap_err();
+    let policy = policy.with_deadline(Duration::from_millis(2500)).unwrap();
+    let err = policy.retry(|_| Err::<(), _>(Slow(false))).with_timer(&sleeper, &clock).run().unwrap_err();
     assert_eq!((err.reason(), err.attempts()), (StopReason::Deadline, 1));
     assert_eq!(err.error().map(|e| e.0), Some(false));
     let waited: Duration = sleeper.sleeps().iter().sum();
@@ -181,7 +190,7 @@ async fn async_attempts_take_tokens_through_the_async_sleeper() {
         policy.retry(|_| async { Ok::<_, Slow>(()) }).call().await.unwrap();
     }
     for _ in 0..14 {
-        policy.call_async(|_| async { Ok::<_, Slow>(()) }).await.unwrap();
+        policy.retry(|_| async { Ok::<_, Slow>(()) }).call().await.unwrap();
     }
     let took = start.elapsed().as_secs_f64();
     assert!(took > 1.0 && took <= 2.0 + 1e-6, "{took}");
@@ -189,17 +198,15 @@ async fn async_attempts_take_tokens_through_the_async_sleeper() {
     // A throttled attempt is reported (attempt 1 waited for its token; the
     // retry's backoff may have let one gather).
     let done = policy
-        .run_async_with(
-            |attempt| async move {
-                if attempt == 1 {
-                    Err(Slow(true))
-                } else {
-                    Ok(attempt)
-                }
-            },
-            &TokioSleeper,
-            &TokioClock,
-        )
+        .retry(|attempt| async move {
+            if attempt == 1 {
+                Err(Slow(true))
+            } else {
+                Ok(attempt)
+            }
+        })
+        .with_timer(&TokioSleeper, &TokioClock)
+        .run()
         .await
         .unwrap();
     assert_eq!(done.value, 2);
@@ -212,7 +219,8 @@ async fn an_async_wait_past_the_deadline_stops_at_once() {
     let limiter = AdaptiveLimiter::builder().build_with_clock(TokioClock).unwrap();
     limiter.record_response(true);
     while limiter.try_acquire().is_ok() {}
-    let policy = RetryPolicy::new(backoff()).with_deadline(Duration::from_secs(1)).with_rate_limiter(limiter);
+    let policy =
+        RetryPolicy::new(backoff()).with_deadline(Duration::from_secs(1)).unwrap().with_rate_limiter(limiter);
     let start = tokio::time::Instant::now();
     let err = policy.retry(|_| async { Ok::<_, std::io::Error>(()) }).call().await.unwrap_err();
     assert_eq!((err.reason(), err.attempts()), (StopReason::Deadline, 0));

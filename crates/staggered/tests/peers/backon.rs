@@ -62,10 +62,10 @@ fn total_delay_is_our_deadline_but_the_boundary_stops() {
     let constant =
         Backoff::builder(Strategy::Constant).with_base(secs(1)).with_max_attempts(6).build().unwrap();
     let always = [staggered::Failure::TRANSIENT; 6];
-    let (waits, outcome) = run(&policy(constant).with_deadline(secs(3)), &always);
+    let (waits, outcome) = run(&policy(constant).with_deadline(secs(3)).unwrap(), &always);
     assert_eq!((waits, outcome), (vec![secs(1); 2], Err((StopReason::Deadline, 3))));
     let deadline = secs(3) + std::time::Duration::from_nanos(1);
-    let (waits, outcome) = run(&policy(constant).with_deadline(deadline), &always);
+    let (waits, outcome) = run(&policy(constant).with_deadline(deadline).unwrap(), &always);
     assert_eq!((waits, outcome), (vec![secs(1); 3], Err((StopReason::Deadline, 4))));
 }
 

@@ -72,18 +72,17 @@ fn retry_throttling_token_by_token() {
     ];
     let sleeper = staggered::test_util::RecordingSleeper::new();
     for (ok, last_call) in published {
-        let outcome = grpc.run_with(
-            |_| {
+        let outcome = grpc
+            .retry(|_| {
                 call += 1;
                 if succeeds.contains(&call) {
                     Ok(())
                 } else {
                     Err(Failed(Failure::TRANSIENT))
                 }
-            },
-            &sleeper,
-            &sleeper.clock(),
-        );
+            })
+            .with_timer(&sleeper, &sleeper.clock())
+            .run();
         assert_eq!((outcome.is_ok(), call), (ok, last_call), "tokens {}", throttle.tokens());
     }
     assert_eq!(throttle.tokens(), 5.0);

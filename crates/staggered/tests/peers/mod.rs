@@ -30,7 +30,7 @@ mod tower;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use staggered::{Failure, RetryEvent, RetryPolicy, Schedule};
+use staggered::{Failure, RetryPolicy, Schedule};
 
 pub fn ms(n: u64) -> Duration {
     Duration::from_millis(n)
@@ -61,22 +61,20 @@ pub fn policy<S: Schedule>(schedule: S) -> RetryPolicy<S, Classify> {
 /// attempt `n` fails with `script[n - 1]` and succeeds past the script.
 /// Returns the waits the decision chose (zero waits included), and the
 /// outcome: `Ok(attempts)` or `Err((reason, attempts))`.
-pub fn run<S: Schedule + Clone>(
-    policy: &RetryPolicy<S, Classify, staggered::NoNotify, impl staggered::Budget + Clone>,
+pub fn run<S: Schedule>(
+    policy: &RetryPolicy<S, Classify>,
     script: &[Failure],
 ) -> (Vec<Duration>, Result<u32, (staggered::StopReason, u32)>) {
     let waits = Mutex::new(Vec::new());
-    let policy =
-        policy.clone().on_retry(|event: &RetryEvent<'_, Failed>| waits.lock().unwrap().push(event.delay));
     let sleeper = staggered::test_util::RecordingSleeper::new();
-    let outcome = policy.run_with(
-        |attempt| match script.get(attempt as usize - 1) {
+    let outcome = policy
+        .retry(|attempt| match script.get(attempt as usize - 1) {
             Some(failure) => Err(Failed(*failure)),
             None => Ok(()),
-        },
-        &sleeper,
-        &sleeper.clock(),
-    );
+        })
+        .on_retry(|event| waits.lock().unwrap().push(event.delay))
+        .with_timer(&sleeper, &sleeper.clock())
+        .run();
     let outcome = outcome.map(|done| done.attempts).map_err(|err| (err.reason(), err.attempts()));
     (waits.into_inner().unwrap(), outcome)
 }

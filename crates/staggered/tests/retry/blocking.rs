@@ -1,4 +1,5 @@
 use std::cell::Cell;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use staggered::classify::http::classify_status;
@@ -12,18 +13,16 @@ fn fails_twice_then_succeeds_with_the_scheduled_delays() {
     let sleeper = RecordingSleeper::new();
     let mut seen = Vec::new();
     let done = RetryPolicy::new(exponential(5))
-        .run_with(
-            |attempt| {
-                seen.push(attempt); // the operation borrows `seen` mutably
-                if attempt < 3 {
-                    Err("flaky")
-                } else {
-                    Ok("ok")
-                }
-            },
-            &sleeper,
-            &sleeper.clock(),
-        )
+        .retry(|attempt| {
+            seen.push(attempt); // the operation borrows `seen` mutably
+            if attempt < 3 {
+                Err("flaky")
+            } else {
+                Ok("ok")
+            }
+        })
+        .with_timer(&sleeper, &sleeper.clock())
+        .run()
         .unwrap();
     assert_eq!(seen, [1, 2, 3]);
     assert_eq!((done.value, done.attempts, done.waited), ("ok", 3, ms(300)));
@@ -33,8 +32,11 @@ fn fails_twice_then_succeeds_with_the_scheduled_delays() {
 #[test]
 fn success_on_first_try_never_sleeps() {
     let sleeper = RecordingSleeper::new();
-    let done =
-        RetryPolicy::new(exponential(5)).run_with(|_| Ok::<_, &str>(7), &sleeper, &sleeper.clock()).unwrap();
+    let done = RetryPolicy::new(exponential(5))
+        .retry(|_| Ok::<_, &str>(7))
+        .with_timer(&sleeper, &sleeper.clock())
+        .run()
+        .unwrap();
     assert_eq!((done.value, done.attempts), (7, 1));
     assert!(sleeper.sleeps().is_empty());
 }
@@ -43,7 +45,9 @@ fn success_on_first_try_never_sleeps() {
 fn exhausted_attempts_return_reason_count_and_last_error() {
     let sleeper = RecordingSleeper::new();
     let err = RetryPolicy::new(exponential(4))
-        .run_with(|attempt| Err::<(), _>(format!("failure {attempt}")), &sleeper, &sleeper.clock())
+        .retry(|attempt| Err::<(), _>(format!("failure {attempt}")))
+        .with_timer(&sleeper, &sleeper.clock())
+        .run()
         .unwrap_err();
     assert_eq!(err.reason(), StopReason::AttemptsExhausted);
     assert_eq!(err.attempts(), 4);
@@ -57,7 +61,9 @@ fn permanent_errors_stop_at_once_and_source_is_the_last_error() {
     let sleeper = RecordingSleeper::new();
     let err = RetryPolicy::new(exponential(5))
         .classify(|e: &HttpError| classify_status(e.status))
-        .run_with(|_| Err::<(), _>(HttpError { status: 404, retry_after: None }), &sleeper, &sleeper.clock())
+        .retry(|_| Err::<(), _>(HttpError { status: 404, retry_after: None }))
+        .with_timer(&sleeper, &sleeper.clock())
+        .run()
         .unwrap_err();
     assert_eq!((err.reason(), err.attempts()), (StopReason::Permanent, 1));
     assert!(err.is_permanent());
@@ -70,12 +76,10 @@ fn permanent_errors_stop_at_once_and_source_is_the_last_error() {
 fn retry_if_predicate_decides() {
     let sleeper = RecordingSleeper::new();
     let err = RetryPolicy::new(exponential(5))
-        .retry_if(|e: &&str| *e != "fatal")
-        .run_with(
-            |attempt| Err::<(), _>(if attempt == 2 { "fatal" } else { "flaky" }),
-            &sleeper,
-            &sleeper.clock(),
-        )
+        .retry(|attempt| Err::<(), _>(if attempt == 2 { "fatal" } else { "flaky" }))
+        .when(|e| *e != "fatal")
+        .with_timer(&sleeper, &sleeper.clock())
+        .run()
         .unwrap_err();
     assert_eq!((err.reason(), err.attempts()), (StopReason::Permanent, 2));
 }
@@ -84,16 +88,14 @@ fn retry_if_predicate_decides() {
 fn deadline_is_never_overrun_counting_operation_time() {
     let sleeper = RecordingSleeper::new();
     let clock = sleeper.clock();
-    let policy = RetryPolicy::new(exponential(50)).with_deadline(Duration::from_secs(2));
+    let policy = RetryPolicy::new(exponential(50)).with_deadline(Duration::from_secs(2)).unwrap();
     let err = policy
-        .run_with(
-            |_| {
-                clock.advance(ms(150)); // each attempt takes 150 ms
-                Err::<(), _>("slow")
-            },
-            &sleeper,
-            &clock,
-        )
+        .retry(|_| {
+            clock.advance(ms(150)); // each attempt takes 150 ms
+            Err::<(), _>("slow")
+        })
+        .with_timer(&sleeper, &clock)
+        .run()
         .unwrap_err();
     assert_eq!(err.reason(), StopReason::Deadline);
     // 150 +100 +150 +200 +150 +400 +150 = 1300; the next wait (800) would end at 2100 > 2000.
@@ -104,20 +106,19 @@ fn deadline_is_never_overrun_counting_operation_time() {
 
 #[test]
 fn budget_refusal_stops_with_its_reason() {
-    struct TwoRetries(Cell<u32>);
+    struct TwoRetries(AtomicU32);
     impl Budget for TwoRetries {
         fn withdraw(&self, _: &Failure) -> bool {
-            let left = self.0.get();
-            self.0.set(left.saturating_sub(1));
-            left > 0
+            self.0.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| left.checked_sub(1)).is_ok()
         }
         fn deposit(&self, _: u32, _: Option<&Failure>) {}
     }
-    let budget = TwoRetries(Cell::new(2));
     let sleeper = RecordingSleeper::new();
     let err = RetryPolicy::new(exponential(10))
-        .with_budget(&budget)
-        .run_with(|_| Err::<(), _>("down"), &sleeper, &sleeper.clock())
+        .with_budget(TwoRetries(AtomicU32::new(2)))
+        .retry(|_| Err::<(), _>("down"))
+        .with_timer(&sleeper, &sleeper.clock())
+        .run()
         .unwrap_err();
     assert_eq!((err.reason(), err.attempts()), (StopReason::BudgetExhausted, 3));
 }
@@ -144,11 +145,11 @@ fn hooks_hear_every_retry_and_the_give_up() {
     }
     let log = Log::default();
     let sleeper = RecordingSleeper::new();
-    let _ = RetryPolicy::new(exponential(3)).notify(log.clone()).run_with(
-        |_| Err::<(), _>("boom"),
-        &sleeper,
-        &sleeper.clock(),
-    );
+    let _ = RetryPolicy::new(exponential(3))
+        .retry(|_| Err::<(), _>("boom"))
+        .notify(log.clone())
+        .with_timer(&sleeper, &sleeper.clock())
+        .run();
     assert_eq!(
         *log.0.borrow(),
         [
@@ -165,12 +166,14 @@ fn closure_hooks_and_iterator_schedules() {
     let sleeper = RecordingSleeper::new();
     let schedule = [ms(5), ms(7)].into_iter();
     let err = RetryPolicy::new(schedule)
+        .retry(|_| Err::<(), _>("x"))
         .on_retry(|e| {
             let mut v = delays.take();
             v.push(e.delay);
             delays.set(v);
         })
-        .run_with(|_| Err::<(), _>("x"), &sleeper, &sleeper.clock())
+        .with_timer(&sleeper, &sleeper.clock())
+        .run()
         .unwrap_err();
     assert_eq!(err.attempts(), 3, "two delays allow three attempts");
     assert_eq!(delays.take(), [ms(5), ms(7)]);
@@ -184,7 +187,9 @@ fn u32_max_attempts_do_not_overflow() {
     let done = RetryPolicy::new(schedule)
         .with_max_attempts(u32::MAX)
         .unwrap()
-        .run_with(|attempt| if attempt < 1000 { Err("no") } else { Ok(attempt) }, &sleeper, &sleeper.clock())
+        .retry(|attempt| if attempt < 1000 { Err("no") } else { Ok(attempt) })
+        .with_timer(&sleeper, &sleeper.clock())
+        .run()
         .unwrap();
     assert_eq!(done.attempts, 1000);
     assert_eq!(ErrorKind::Throttled.name(), "throttled");

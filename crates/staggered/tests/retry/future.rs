@@ -22,23 +22,27 @@ fn block_on<F: Future>(future: F) -> F::Output {
 }
 
 #[test]
-fn runtime_agnostic_with_a_recording_sleeper_and_async_closures() {
+fn runtime_agnostic_with_a_recording_sleeper_and_state_across_attempts() {
     let sleeper = RecordingSleeper::new();
-    let mut log = Vec::new();
-    let done = block_on(RetryPolicy::new(exponential(5)).run_async_mut_with(
-        async |attempt| {
-            log.push(attempt); // an async closure borrowing mutably
-            if attempt < 3 {
-                Err("flaky")
-            } else {
-                Ok(attempt * 10)
-            }
-        },
-        &sleeper,
-        &sleeper.clock(),
-    ))
+    let log = std::cell::RefCell::new(Vec::new());
+    let done = block_on(
+        RetryPolicy::new(exponential(5))
+            .retry(|attempt| {
+                let log = &log; // each attempt's future borrows the log, not the closure
+                async move {
+                    log.borrow_mut().push(attempt); // state across attempts, through a `RefCell`
+                    if attempt < 3 {
+                        Err(String::from("flaky")) // an error type that can say an attempt was cut
+                    } else {
+                        Ok(attempt * 10)
+                    }
+                }
+            })
+            .with_timer(&sleeper, &sleeper.clock())
+            .run(),
+    )
     .unwrap();
-    assert_eq!((done.value, done.attempts, log), (30, 3, vec![1, 2, 3]));
+    assert_eq!((done.value, done.attempts, log.into_inner()), (30, 3, vec![1, 2, 3]));
     assert_eq!(sleeper.sleeps(), [ms(100), ms(200)]);
 }
 
@@ -50,11 +54,12 @@ fn closure_sleepers_plug_in_any_timer() {
         std::future::ready(())
     };
     let clock = || Duration::ZERO;
-    let err = block_on(RetryPolicy::new(exponential(3)).run_async_with(
-        |_| async { Err::<(), _>("x") },
-        &sleeper,
-        &clock,
-    ))
+    let err = block_on(
+        RetryPolicy::new(exponential(3))
+            .retry(|_| async { Err::<(), _>(String::from("x")) })
+            .with_timer(&sleeper, &clock)
+            .run(),
+    )
     .unwrap_err();
     assert_eq!(err.attempts(), 3);
     assert_eq!(*slept.borrow(), [ms(100), ms(200)]);
@@ -63,7 +68,11 @@ fn closure_sleepers_plug_in_any_timer() {
 #[tokio::test(start_paused = true)]
 async fn tokio_paused_time_exhausts_and_reports() {
     let start = tokio::time::Instant::now();
-    let err = RetryPolicy::new(exponential(4)).call_async(async |_| Err::<(), _>("down")).await.unwrap_err();
+    let err = RetryPolicy::new(exponential(4))
+        .retry(async |_| Err::<(), _>(String::from("down")))
+        .call()
+        .await
+        .unwrap_err();
     assert_eq!((err.reason(), err.attempts()), (StopReason::AttemptsExhausted, 4));
     assert_eq!(start.elapsed(), ms(700), "slept 100 + 200 + 400 ms of paused time");
 }
@@ -73,10 +82,12 @@ async fn tokio_deadline_counts_operation_time() {
     let start = tokio::time::Instant::now();
     let err = RetryPolicy::new(exponential(50))
         .with_deadline(Duration::from_secs(2))
-        .call_async(async |_| {
+        .unwrap()
+        .retry(async |_| {
             tokio::time::sleep(ms(150)).await;
-            Err::<(), _>("slow")
+            Err::<(), _>(String::from("slow"))
         })
+        .call()
         .await
         .unwrap_err();
     assert_eq!((err.reason(), err.attempts()), (StopReason::Deadline, 4));
@@ -88,11 +99,14 @@ async fn a_hung_attempt_is_cut_by_its_timeout_clipped_to_the_deadline() {
     let start = tokio::time::Instant::now();
     let err = RetryPolicy::new(exponential(10))
         .with_deadline(Duration::from_secs(1))
+        .unwrap()
         .with_attempt_timeout(ms(300))
-        .call_async(async |_| {
+        .unwrap()
+        .retry(async |_| {
             std::future::pending::<()>().await;
             Ok::<(), std::io::Error>(())
         })
+        .call()
         .await
         .unwrap_err();
     assert_eq!(err.error().unwrap().kind(), std::io::ErrorKind::TimedOut);
@@ -118,10 +132,12 @@ async fn a_hung_attempt_is_cut_by_its_timeout_clipped_to_the_deadline() {
     }
     let err = RetryPolicy::new(exponential(2))
         .with_attempt_timeout(ms(250))
-        .call_async(async |_| {
+        .unwrap()
+        .retry(async |_| {
             std::future::pending::<()>().await;
             Ok::<(), MyError>(())
         })
+        .call()
         .await
         .unwrap_err();
     let Some(MyError::Timeout(t)) = err.error() else { panic!("no error") };
@@ -132,10 +148,12 @@ async fn a_hung_attempt_is_cut_by_its_timeout_clipped_to_the_deadline() {
 async fn a_fast_attempt_beats_its_timeout() {
     let value = RetryPolicy::new(exponential(3))
         .with_attempt_timeout(Duration::from_secs(5))
-        .call_async(async |attempt| {
+        .unwrap()
+        .retry(async |attempt| {
             tokio::time::sleep(ms(10)).await;
             Ok::<_, std::io::Error>(attempt)
         })
+        .call()
         .await
         .unwrap();
     assert_eq!(value, 1);
@@ -150,13 +168,14 @@ async fn dropping_the_future_cancels_cleanly() {
             // A closure returning an `async move` block makes a `Send` future
             // for `tokio::spawn`; an async closure that borrows its captures
             // cannot, for now (the compiler cannot prove `Send` for every borrow).
-            .call_async(|_| {
+            .retry(|_| {
                 let counter = Arc::clone(&counter);
                 async move {
                     counter.fetch_add(1, Ordering::SeqCst);
-                    Err::<(), _>("down")
+                    Err::<(), _>(String::from("down"))
                 }
             })
+            .call()
             .await
     });
     tokio::time::sleep(ms(150)).await; // attempts at 0 and 100 ms; now waiting 200 ms
@@ -171,49 +190,55 @@ async fn dropping_the_future_cancels_cleanly() {
 async fn the_deadline_cuts_a_running_attempt_without_an_attempt_timeout() {
     // The standard preset waits about a second before retry 1; the deadline
     // is 200 ms; the operation takes 1.5 s.
-    let policy = RetryPolicy::new(staggered::Preset::Standard.backoff()).with_deadline(ms(200));
+    let policy = RetryPolicy::new(staggered::Preset::Standard.backoff()).with_deadline(ms(200)).unwrap();
     let start = tokio::time::Instant::now();
     let err = policy
-        .call_async(|_| async {
+        .retry(|_| async {
             tokio::time::sleep(ms(1500)).await;
             Err::<(), _>(std::io::Error::other("slow"))
         })
+        .call()
         .await
         .unwrap_err();
     assert_eq!(start.elapsed(), ms(200), "cut at the deadline, not after 1.5 s");
     assert_eq!((err.reason(), err.attempts()), (StopReason::Deadline, 1));
-    assert_eq!(err.cut_at_deadline(), Some(TimedOut { after: ms(200) }));
-    assert!(err.error().is_none(), "the cut attempt returned nothing");
-    assert_eq!(err.to_string(), "gave up after 1 attempt (no time left before the deadline): attempt 1 cut at the deadline after 200ms");
+    let cut = err.error().expect("the cut attempt fails with its own error");
+    assert_eq!(cut.kind(), std::io::ErrorKind::TimedOut);
+    assert_eq!(
+        err.to_string(),
+        "gave up after 1 attempt (no time left before the deadline): attempt timed out after 200ms"
+    );
 
-    // A later attempt cut: the last error is the one before it.
+    // A later attempt cut: its error is the cut, not the one before it.
     let start = tokio::time::Instant::now();
     let err = RetryPolicy::new(exponential(5))
         .with_deadline(Duration::from_secs(1))
-        .call_async(async |attempt| {
+        .unwrap()
+        .retry(async |attempt| {
             if attempt > 1 {
                 tokio::time::sleep(Duration::from_secs(10)).await;
             }
             Err::<(), _>(format!("attempt {attempt} failed"))
         })
+        .call()
         .await
         .unwrap_err();
     assert_eq!(start.elapsed(), Duration::from_secs(1));
     assert_eq!((err.reason(), err.attempts()), (StopReason::Deadline, 2));
-    assert_eq!(err.error().map(String::as_str), Some("attempt 1 failed"));
-    assert_eq!(err.cut_at_deadline(), Some(TimedOut { after: ms(900) }));
+    assert_eq!(err.error().map(String::as_str), Some("attempt timed out after 900ms"));
 }
 
 #[tokio::test(start_paused = true)]
 async fn a_deadline_cut_reaches_the_give_up_hook() {
-    let heard = std::sync::Mutex::new(Vec::new());
-    let policy = RetryPolicy::new(exponential(3))
-        .with_deadline(ms(50))
-        .on_give_up(|event| heard.lock().unwrap().push(event.to_string()));
-    let _ = policy.call_async(|_| std::future::pending::<Result<(), std::io::Error>>()).await;
+    let heard = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let policy = RetryPolicy::new(exponential(3)).with_deadline(ms(50)).unwrap().on_give_up({
+        let heard = Arc::clone(&heard);
+        move |event| heard.lock().unwrap().push(event.to_string())
+    });
+    let _ = policy.retry(|_| std::future::pending::<Result<(), std::io::Error>>()).call().await;
     assert_eq!(
         *heard.lock().unwrap(),
-        ["gave up after 1 attempt (no time left before the deadline): attempt 1 cut at the deadline after 50ms"]
+        ["gave up after 1 attempt (no time left before the deadline): attempt timed out after 50ms"]
     );
 }
 
@@ -222,13 +247,15 @@ async fn with_an_attempt_timeout_the_cut_is_the_operations_own_error() {
     let start = tokio::time::Instant::now();
     let err = RetryPolicy::new(staggered::Preset::Standard.backoff())
         .with_deadline(ms(200))
+        .unwrap()
         .with_attempt_timeout(Duration::from_secs(5))
-        .call_async(|_| std::future::pending::<Result<(), std::io::Error>>())
+        .unwrap()
+        .retry(|_| std::future::pending::<Result<(), std::io::Error>>())
+        .call()
         .await
         .unwrap_err();
     assert_eq!((start.elapsed(), err.reason()), (ms(200), StopReason::Deadline));
     assert_eq!(err.error().map(std::io::Error::kind), Some(std::io::ErrorKind::TimedOut));
-    assert_eq!(err.cut_at_deadline(), None);
 }
 
 #[test]
@@ -243,23 +270,21 @@ fn state_across_attempts_in_a_task_spawned_on_a_multi_thread_runtime() {
         async move {
             let mut calls = 0; // changed by the closure alone, moved into it
             let done = policy
-                .run_async_with(
-                    move |attempt| {
-                        calls += 1;
-                        let tried = Arc::clone(&tried); // each attempt's own handle
-                        async move {
-                            tokio::task::yield_now().await; // across an await, on any worker
-                            tried.lock().unwrap().push((attempt, calls, std::thread::current().id()));
-                            if attempt < 3 {
-                                Err(std::io::Error::other("busy"))
-                            } else {
-                                Ok(attempt * 10)
-                            }
+                .retry(move |attempt| {
+                    calls += 1;
+                    let tried = Arc::clone(&tried); // each attempt's own handle
+                    async move {
+                        tokio::task::yield_now().await; // across an await, on any worker
+                        tried.lock().unwrap().push((attempt, calls, std::thread::current().id()));
+                        if attempt < 3 {
+                            Err(std::io::Error::other("busy"))
+                        } else {
+                            Ok(attempt * 10)
                         }
-                    },
-                    &sleeper,
-                    &sleeper.clock(),
-                )
+                    }
+                })
+                .with_timer(&sleeper, &sleeper.clock())
+                .run()
                 .await;
             done.map(|done| done.value)
         }

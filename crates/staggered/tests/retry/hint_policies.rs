@@ -8,7 +8,7 @@ use std::time::Duration;
 use staggered::compose::ByKind;
 use staggered::test_util::RecordingSleeper;
 use staggered::tower::RetryLayer;
-use staggered::{ByResult, Failure, Hint, HintPolicy, RetryEvent, RetryPolicy, Schedule, StopReason};
+use staggered::{ByResult, Failure, Hint, HintPolicy, RetryPolicy, Schedule, StopReason};
 use tower::{Service, ServiceBuilder, ServiceExt};
 
 use super::{exponential, ms};
@@ -16,6 +16,13 @@ use super::{exponential, ms};
 /// An error that carries its own classification.
 #[derive(Debug, Clone, Copy)]
 struct Failed(Failure);
+
+/// An async attempt cut at its time limit fails as a timeout.
+impl From<staggered::TimedOut> for Failed {
+    fn from(_: staggered::TimedOut) -> Self {
+        Failed(Failure::timeout())
+    }
+}
 
 impl std::fmt::Display for Failed {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -39,12 +46,14 @@ type Classify = fn(&Failed) -> Failure;
 
 /// The waits the decision chose in one blocking run of `policy` over
 /// `script` (zero waits included: the blocking driver does not sleep them).
-fn waits<S: Schedule + Clone>(policy: &RetryPolicy<S, Classify>, script: &[Failure]) -> Vec<Duration> {
+fn waits<S: Schedule>(policy: &RetryPolicy<S, Classify>, script: &[Failure]) -> Vec<Duration> {
     let chosen = Mutex::new(Vec::new());
-    let policy =
-        policy.clone().on_retry(|event: &RetryEvent<'_, Failed>| chosen.lock().unwrap().push(event.delay));
     let sleeper = RecordingSleeper::new();
-    let _ = policy.run_with(scripted(script), &sleeper, &sleeper.clock());
+    let _ = policy
+        .retry(scripted(script))
+        .on_retry(|event| chosen.lock().unwrap().push(event.delay))
+        .with_timer(&sleeper, &sleeper.clock())
+        .run();
     chosen.into_inner().unwrap()
 }
 
@@ -73,10 +82,10 @@ fn a_grpc_pushback_waits_exactly_and_restarts_the_backoff() {
     // A hint past max_hint still stops, and "never" always does.
     let capped = policy(exponential(6)).with_hint_policy(HintPolicy::Pushback).with_max_hint(ms(999));
     let sleeper = RecordingSleeper::new();
-    let err = capped.run_with(scripted(&script), &sleeper, &sleeper.clock()).unwrap_err();
+    let err = capped.retry(scripted(&script)).with_timer(&sleeper, &sleeper.clock()).run().unwrap_err();
     assert_eq!((err.reason(), err.attempts()), (StopReason::HintTooLong, 2));
     let never = [T.with_hint(Hint::Never)];
-    let err = grpc.run_with(scripted(&never), &sleeper, &sleeper.clock()).unwrap_err();
+    let err = grpc.retry(scripted(&never)).with_timer(&sleeper, &sleeper.clock()).run().unwrap_err();
     assert_eq!(err.reason(), StopReason::HintTooLong);
 }
 
@@ -114,7 +123,11 @@ fn composed_schedules_drive_the_policy() {
     let fast_first = policy(exponential(4).with_first_delay(Duration::ZERO));
     assert_eq!(fast_first.limits().max_attempts, Some(5));
     let sleeper = RecordingSleeper::new();
-    let err = fast_first.run_with(|_| Err::<(), _>(Failed(T)), &sleeper, &sleeper.clock()).unwrap_err();
+    let err = fast_first
+        .retry(|_| Err::<(), _>(Failed(T)))
+        .with_timer(&sleeper, &sleeper.clock())
+        .run()
+        .unwrap_err();
     assert_eq!((err.reason(), err.attempts()), (StopReason::AttemptsExhausted, 5));
     assert_eq!(waits(&fast_first, &[T; 4]), [0, 100, 200, 400].map(ms));
     // Composed schedules restart too.
@@ -133,7 +146,8 @@ async fn the_async_driver_and_the_tower_layer_decide_the_same() {
     let sleeper = RecordingSleeper::new();
     let clock = sleeper.clock();
     let mut op = scripted(&script);
-    let run = async_policy.run_async_with(|attempt| std::future::ready(op(attempt)), &sleeper, &clock);
+    let run =
+        async_policy.retry(|attempt| std::future::ready(op(attempt))).with_timer(&sleeper, &clock).run();
     assert_eq!(run.await.unwrap().attempts, 5);
     assert_eq!(sleeper.sleeps(), expected);
 

@@ -20,14 +20,12 @@ fn run(
     let result = RetryPolicy::new(exponential(policy_attempts))
         .classify(classify)
         .with_max_hint(Duration::from_secs(60))
-        .run_with(
-            |attempt| match errors.next() {
-                Some(e) => Err(e),
-                None => Ok(attempt),
-            },
-            &sleeper,
-            &sleeper.clock(),
-        )
+        .retry(|attempt| match errors.next() {
+            Some(e) => Err(e),
+            None => Ok(attempt),
+        })
+        .with_timer(&sleeper, &sleeper.clock())
+        .run()
         .map(|done| done.value);
     (result, sleeper.sleeps())
 }
@@ -75,7 +73,9 @@ fn grpc_pushback_never_stops() {
     let sleeper = RecordingSleeper::new();
     let err = RetryPolicy::new(exponential(5))
         .classify(|_: &&str| Failure::TRANSIENT.with_hint(grpc_retry_pushback("-1")))
-        .run_with(|_| Err::<(), _>("unavailable"), &sleeper, &sleeper.clock())
+        .retry(|_| Err::<(), _>("unavailable"))
+        .with_timer(&sleeper, &sleeper.clock())
+        .run()
         .unwrap_err();
     assert_eq!((err.reason(), err.attempts()), (StopReason::HintTooLong, 1));
 }
@@ -86,11 +86,10 @@ fn a_hint_past_the_deadline_stops_now() {
     let err = RetryPolicy::new(exponential(5))
         .classify(classify)
         .with_deadline(Duration::from_secs(5))
-        .run_with(
-            |_| Err::<(), _>(HttpError { status: 429, retry_after: Some("10") }),
-            &sleeper,
-            &sleeper.clock(),
-        )
+        .unwrap()
+        .retry(|_| Err::<(), _>(HttpError { status: 429, retry_after: Some("10") }))
+        .with_timer(&sleeper, &sleeper.clock())
+        .run()
         .unwrap_err();
     assert_eq!(err.reason(), StopReason::Deadline);
     assert!(sleeper.sleeps().is_empty());
@@ -101,11 +100,9 @@ fn backoff_schedules_refuse_hints_longer_than_their_largest_delay_by_default() {
     let sleeper = RecordingSleeper::new();
     let err = RetryPolicy::new(exponential(5)) // max_delay 10 s
         .classify(classify)
-        .run_with(
-            |_| Err::<(), _>(HttpError { status: 429, retry_after: Some("11") }),
-            &sleeper,
-            &sleeper.clock(),
-        )
+        .retry(|_| Err::<(), _>(HttpError { status: 429, retry_after: Some("11") }))
+        .with_timer(&sleeper, &sleeper.clock())
+        .run()
         .unwrap_err();
     assert_eq!(err.reason(), StopReason::HintTooLong);
 }

@@ -3,6 +3,7 @@
 
 use std::cell::RefCell;
 use std::io;
+use std::sync::{Arc, Mutex};
 
 use staggered::test_util::RecordingSleeper;
 use staggered::{Preset, RetryPolicy, StopReason};
@@ -22,7 +23,8 @@ fn a_blocking_call_with_a_predicate_and_a_retry_log() {
         .retry(|attempt| if attempt < 3 { Err(refused()) } else { Ok(attempt) })
         .when(|e| e.kind() != io::ErrorKind::NotFound)
         .on_retry(|event| log.borrow_mut().push(event.to_string()))
-        .run_with(&sleeper, &sleeper.clock())
+        .with_timer(&sleeper, &sleeper.clock())
+        .run()
         .unwrap();
     assert_eq!((done.value, done.attempts), (3, 3));
     assert_eq!(
@@ -39,41 +41,56 @@ fn a_blocking_call_with_a_predicate_and_a_retry_log() {
         .retry(|_| std::fs::read_to_string("/nonexistent/staggered"))
         .when(|e| e.kind() != io::ErrorKind::NotFound)
         .on_give_up(|event| gave_up.borrow_mut().push((event.reason, event.attempts)))
-        .run_with(&sleeper, &sleeper.clock())
+        .with_timer(&sleeper, &sleeper.clock())
+        .run()
         .unwrap_err();
     assert_eq!(err.reason(), StopReason::Permanent);
     assert_eq!(*gave_up.borrow(), [(StopReason::Permanent, 1)]);
 }
 
 #[test]
-fn the_policys_own_hooks_are_typed_where_it_is_used() {
-    let heard = RefCell::new(Vec::new());
+fn the_policys_own_hooks_need_no_annotation_and_see_any_error_as_text() {
+    let heard = Arc::new(Mutex::new(Vec::new()));
     let policy = RetryPolicy::new(exponential(2))
-        .on_retry(|event| {
-            heard.borrow_mut().push(format!("retry {} after {}", event.delay.as_millis(), event.error))
+        .on_retry({
+            let heard = Arc::clone(&heard);
+            move |event| {
+                let line = format!("retry {} after {}", event.delay.as_millis(), event.error);
+                heard.lock().unwrap().push(line)
+            }
         })
-        .on_give_up(|event| heard.borrow_mut().push(format!("{event}")));
+        .on_give_up({
+            let heard = Arc::clone(&heard);
+            move |event| heard.lock().unwrap().push(format!("{event}"))
+        });
     let sleeper = RecordingSleeper::new();
-    let _ = policy.run_with(|_| Err::<(), _>(refused()), &sleeper, &sleeper.clock());
+    let _ = policy.retry(|_| Err::<(), _>(refused())).with_timer(&sleeper, &sleeper.clock()).run();
+    let _ = policy.retry(|_| Err::<(), _>("a str")).with_timer(&sleeper, &sleeper.clock()).run();
     assert_eq!(
-        *heard.borrow(),
+        *heard.lock().unwrap(),
         [
             "retry 100 after connection refused",
             "gave up after 2 attempts (attempts exhausted): connection refused",
+            "retry 100 after a str",
+            "gave up after 2 attempts (attempts exhausted): a str",
         ]
     );
 }
 
 #[test]
 fn a_call_adds_its_hooks_to_the_policys() {
-    let order = RefCell::new(Vec::new());
-    let policy = RetryPolicy::new(exponential(2)).on_retry(|_| order.borrow_mut().push("policy"));
+    let order = Arc::new(Mutex::new(Vec::new()));
+    let policy = RetryPolicy::new(exponential(2)).on_retry({
+        let order = Arc::clone(&order);
+        move |_| order.lock().unwrap().push("policy")
+    });
     let sleeper = RecordingSleeper::new();
     let _ = policy
         .retry(|_| Err::<(), _>(refused()))
-        .on_retry(|_| order.borrow_mut().push("call"))
-        .run_with(&sleeper, &sleeper.clock());
-    assert_eq!(*order.borrow(), ["policy", "call"]);
+        .on_retry(|_| order.lock().unwrap().push("call"))
+        .with_timer(&sleeper, &sleeper.clock())
+        .run();
+    assert_eq!(*order.lock().unwrap(), ["policy", "call"]);
 }
 
 #[tokio::test(start_paused = true)]

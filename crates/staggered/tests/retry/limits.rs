@@ -13,24 +13,20 @@ use super::ms;
 fn raising_max_attempts_past_the_schedule_makes_that_many_attempts() {
     // Preset::Interactive allows 3 attempts; the policy asks for 10.
     let heard = RefCell::new(Vec::new());
-    let policy = RetryPolicy::new(Preset::Interactive.backoff())
-        .with_max_attempts(10)
-        .unwrap()
-        .on_retry(|event| heard.borrow_mut().push(event.max_attempts))
-        .on_give_up(|event| heard.borrow_mut().push(event.max_attempts));
+    let policy = RetryPolicy::new(Preset::Interactive.backoff()).with_max_attempts(10).unwrap();
     assert_eq!(policy.limits().max_attempts, Some(10));
     assert_eq!(policy.schedule().max_attempts(), Some(10), "the schedule goes on by its formula");
     let sleeper = RecordingSleeper::new();
     let mut calls = 0;
     let err = policy
-        .run_with(
-            |_| {
-                calls += 1;
-                Err::<(), _>("down")
-            },
-            &sleeper,
-            &sleeper.clock(),
-        )
+        .retry(|_| {
+            calls += 1;
+            Err::<(), _>("down")
+        })
+        .on_retry(|event| heard.borrow_mut().push(event.max_attempts))
+        .on_give_up(|event| heard.borrow_mut().push(event.max_attempts))
+        .with_timer(&sleeper, &sleeper.clock())
+        .run()
         .unwrap_err();
     assert_eq!((err.reason(), err.attempts(), calls), (StopReason::AttemptsExhausted, 10, 10));
     assert_eq!(sleeper.sleeps().len(), 9);
@@ -43,7 +39,8 @@ fn raising_max_attempts_past_the_schedule_makes_that_many_attempts() {
 fn lowering_max_attempts_cuts_the_schedule() {
     let policy = RetryPolicy::new(Preset::Standard.backoff()).with_max_attempts(2).unwrap();
     let sleeper = RecordingSleeper::new();
-    let err = policy.run_with(|_| Err::<(), _>("down"), &sleeper, &sleeper.clock()).unwrap_err();
+    let err =
+        policy.retry(|_| Err::<(), _>("down")).with_timer(&sleeper, &sleeper.clock()).run().unwrap_err();
     assert_eq!((err.reason(), err.attempts()), (StopReason::AttemptsExhausted, 2));
 }
 

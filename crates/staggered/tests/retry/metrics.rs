@@ -13,7 +13,7 @@ use staggered::metrics::{
     RETRY_DELAY, STOP_REASON,
 };
 use staggered::test_util::RecordingSleeper;
-use staggered::{RatioBudget, RetryError, RetryPolicy, StopReason, TokenBucket};
+use staggered::{RatioBudget, RetryPolicy, StopReason, TokenBucket};
 
 use super::exponential;
 
@@ -95,8 +95,8 @@ fn classify(error: &&str) -> Failure {
     }
 }
 
-/// The outcome of the four scripted operations.
-type Outcomes = Vec<Result<u32, RetryError<&'static str>>>;
+/// The outcome of the four scripted operations: the value, or why it stopped.
+type Outcomes = Vec<Result<u32, StopReason>>;
 
 /// Each operation's attempts, in order: `Ok` or the error it fails with.
 /// Two transient failures then a success; a permanent failure; three
@@ -120,8 +120,8 @@ fn check(
         name.iter().copied().chain([extra]).collect()
     };
     assert!(outcomes[0].is_ok() && outcomes[3].is_ok());
-    assert_eq!(outcomes[1].as_ref().unwrap_err().reason(), StopReason::Permanent);
-    assert_eq!(outcomes[2].as_ref().unwrap_err().reason(), StopReason::AttemptsExhausted);
+    assert_eq!(outcomes[1], Err(StopReason::Permanent));
+    assert_eq!(outcomes[2], Err(StopReason::AttemptsExhausted));
 
     assert_eq!(recorded.counter(OPERATIONS, name), 4, "every operation, however it ended");
     assert_eq!(recorded.counter(FIRST_TRY_SUCCESSES, name), 1);
@@ -148,21 +148,20 @@ fn policy() -> (RetryPolicy<staggered::Backoff>, TokenBucket) {
     (RetryPolicy::new(exponential(3)), TokenBucket::new())
 }
 
-fn blocking_script<S: staggered::Schedule, C, N, B: staggered::Budget>(
-    policy: &RetryPolicy<S, C, N, B>,
+fn blocking_script<S: staggered::Schedule, C>(
+    policy: &RetryPolicy<S, C>,
     sleeper: &RecordingSleeper,
-) -> Outcomes
-where
-    N: staggered::Notify<&'static str>,
-{
+) -> Outcomes {
     SCRIPT
         .iter()
         .map(|attempts| {
             policy
                 .retry(|attempt| attempts[attempt as usize - 1])
                 .classify(classify)
-                .run_with(sleeper, &sleeper.clock())
+                .with_timer(sleeper, &sleeper.clock())
+                .run()
                 .map(|done| done.value)
+                .map_err(|error| error.reason())
         })
         .collect()
 }
@@ -181,7 +180,6 @@ fn the_counters_and_the_histogram_match_the_attempts_of_the_blocking_driver() {
 fn an_unnamed_policy_records_without_the_operation_label() {
     let (policy, bucket) = policy();
     let policy = policy.with_budget(bucket.clone()).with_metrics();
-    assert_eq!(policy.operation_name(), None);
     let sleeper = RecordingSleeper::new();
     let mut outcomes = Vec::new();
     let recorded = Recorded::during(|| outcomes = blocking_script(&policy, &sleeper));
@@ -192,7 +190,6 @@ fn an_unnamed_policy_records_without_the_operation_label() {
 async fn the_counters_and_the_histogram_match_the_attempts_of_the_async_driver() {
     let (policy, bucket) = policy();
     let policy = policy.with_budget(bucket.clone()).with_operation_name("fetch");
-    assert_eq!(policy.operation_name(), Some("fetch"));
     let sleeper = RecordingSleeper::new();
     let recorder = DebuggingRecorder::new();
     let snapshotter = recorder.snapshotter();
@@ -201,12 +198,14 @@ async fn the_counters_and_the_histogram_match_the_attempts_of_the_async_driver()
         // A current-thread runtime polls on this thread: the local recorder hears it.
         let _guard = metrics::set_default_local_recorder(&recorder);
         for attempts in SCRIPT {
+            // An async attempt can be cut, so its errors are `String`s.
             let done = policy
-                .retry(async |attempt| attempts[attempt as usize - 1])
-                .classify(classify)
-                .run_with(&sleeper, &sleeper.clock())
+                .retry(|attempt| std::future::ready(attempts[attempt as usize - 1].map_err(String::from)))
+                .classify(|error: &String| classify(&error.as_str()))
+                .with_timer(&sleeper, &sleeper.clock())
+                .run()
                 .await;
-            outcomes.push(done.map(|done| done.value));
+            outcomes.push(done.map(|done| done.value).map_err(|error| error.reason()));
         }
     }
     check(&Recorded::from(snapshotter.snapshot()), &outcomes, &sleeper, &bucket, &[(OPERATION, "fetch")]);
@@ -217,7 +216,7 @@ fn a_budget_without_a_capacity_sets_no_capacity_gauge() {
     let policy = RetryPolicy::new(exponential(2)).with_budget(RatioBudget::new()).with_metrics();
     let sleeper = RecordingSleeper::new();
     let recorded = Recorded::during(|| {
-        let _ = policy.run_with(|_| Err::<(), _>("reset"), &sleeper, &sleeper.clock());
+        let _ = policy.retry(|_| Err::<(), _>("reset")).with_timer(&sleeper, &sleeper.clock()).run();
     });
     let level = recorded.gauge(BUDGET_LEVEL, &[]).expect("the level is set at each retry and give-up");
     assert!(level.is_finite() && level > 0.0, "{level}");
@@ -228,11 +227,11 @@ fn a_budget_without_a_capacity_sets_no_capacity_gauge() {
 fn without_a_budget_no_budget_gauge_is_set() {
     let sleeper = RecordingSleeper::new();
     let recorded = Recorded::during(|| {
-        let _ = RetryPolicy::new(exponential(2)).with_metrics().run_with(
-            |_| Err::<(), _>("reset"),
-            &sleeper,
-            &sleeper.clock(),
-        );
+        let _ = RetryPolicy::new(exponential(2))
+            .with_metrics()
+            .retry(|_| Err::<(), _>("reset"))
+            .with_timer(&sleeper, &sleeper.clock())
+            .run();
     });
     assert_eq!(recorded.counter(GIVE_UPS, &[(STOP_REASON, "attempts_exhausted")]), 1);
     assert_eq!(recorded.series(BUDGET_LEVEL), 0);
@@ -289,11 +288,10 @@ fn a_recording_policy_with_a_rate_limiter_sets_the_limiter_gauges() {
 
     // A transient failure then a success: the limiter is still off.
     let off = Recorded::during(|| {
-        let done = policy.run_with(
-            |attempt| if attempt == 1 { Err("reset") } else { Ok(attempt) },
-            &sleeper,
-            &clock,
-        );
+        let done = policy
+            .retry(|attempt| if attempt == 1 { Err("reset") } else { Ok(attempt) })
+            .with_timer(&sleeper, &clock)
+            .run();
         assert_eq!(done.unwrap().attempts, 2);
     });
     assert_eq!(off.gauge(LIMITER_ENABLED, &named), Some(0.0));
@@ -301,11 +299,10 @@ fn a_recording_policy_with_a_rate_limiter_sets_the_limiter_gauges() {
 
     // A throttle turns it on: the retry and the success after it set the rate.
     let on = Recorded::during(|| {
-        let done = policy.run_with(
-            |attempt| if attempt == 1 { Err("slow down") } else { Ok(attempt) },
-            &sleeper,
-            &clock,
-        );
+        let done = policy
+            .retry(|attempt| if attempt == 1 { Err("slow down") } else { Ok(attempt) })
+            .with_timer(&sleeper, &clock)
+            .run();
         assert_eq!(done.unwrap().attempts, 2);
     });
     let metrics = limiter.metrics();
@@ -317,7 +314,7 @@ fn a_recording_policy_with_a_rate_limiter_sets_the_limiter_gauges() {
     // A policy that does not record leaves the gauges alone.
     let quiet = RetryPolicy::new(exponential(3)).classify(throttled).with_rate_limiter(limiter);
     let none = Recorded::during(|| {
-        let _ = quiet.run_with(|_| Err::<(), _>("slow down"), &sleeper, &clock);
+        let _ = quiet.retry(|_| Err::<(), _>("slow down")).with_timer(&sleeper, &clock).run();
     });
     assert_eq!(none.series(LIMITER_ENABLED), 0);
 }
@@ -329,11 +326,11 @@ fn describe_gives_every_metric_a_unit_or_a_description() {
     metrics::with_local_recorder(&recorder, || {
         staggered::metrics::describe();
         let sleeper = RecordingSleeper::new();
-        let _ = RetryPolicy::new(exponential(2)).with_metrics().run_with(
-            |_| Err::<(), _>("reset"),
-            &sleeper,
-            &sleeper.clock(),
-        );
+        let _ = RetryPolicy::new(exponential(2))
+            .with_metrics()
+            .retry(|_| Err::<(), _>("reset"))
+            .with_timer(&sleeper, &sleeper.clock())
+            .run();
     });
     let described = snapshotter.snapshot().into_vec();
     let delay = described.iter().find(|(key, ..)| key.key().name() == RETRY_DELAY).unwrap();
@@ -344,16 +341,13 @@ fn describe_gives_every_metric_a_unit_or_a_description() {
 #[test]
 fn a_policy_that_does_not_ask_records_nothing() {
     let policy = RetryPolicy::new(exponential(3));
-    assert!(!policy.records_metrics());
-    assert!(policy.clone().with_metrics().records_metrics());
     let sleeper = RecordingSleeper::new();
     let recorded = Recorded::during(|| {
-        let _ = policy.run_with(
-            |attempt| if attempt < 2 { Err("reset") } else { Ok(()) },
-            &sleeper,
-            &sleeper.clock(),
-        );
-        let _ = policy.run_with(|_| Ok::<_, &str>(()), &sleeper, &sleeper.clock());
+        let _ = policy
+            .retry(|attempt| if attempt < 2 { Err("reset") } else { Ok(()) })
+            .with_timer(&sleeper, &sleeper.clock())
+            .run();
+        let _ = policy.retry(|_| Ok::<_, &str>(())).with_timer(&sleeper, &sleeper.clock()).run();
     });
     assert!(recorded.0.is_empty(), "the feature alone records nothing");
 }

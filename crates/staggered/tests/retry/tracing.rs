@@ -26,11 +26,10 @@ fn one_structured_event_per_retry_and_one_on_give_up() {
     let subscriber = tracing_subscriber::fmt().json().with_writer(move || writer.clone()).finish();
     tracing::subscriber::with_default(subscriber, || {
         let sleeper = RecordingSleeper::new();
-        let _ = RetryPolicy::new(exponential(3)).run_with(
-            |_| Err::<(), _>(std::io::Error::other("connection reset")),
-            &sleeper,
-            &sleeper.clock(),
-        );
+        let _ = RetryPolicy::new(exponential(3))
+            .retry(|_| Err::<(), _>(std::io::Error::other("connection reset")))
+            .with_timer(&sleeper, &sleeper.clock())
+            .run();
     });
     let text = String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap();
     let events: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
@@ -58,11 +57,11 @@ fn retry_events_carry_the_budgets_level_and_refusals() {
     let bucket = staggered::TokenBucket::builder().with_capacity(12).build();
     tracing::subscriber::with_default(subscriber, || {
         let sleeper = RecordingSleeper::new();
-        let _ = RetryPolicy::new(exponential(5)).with_budget(bucket.clone()).run_with(
-            |_| Err::<(), _>("down"),
-            &sleeper,
-            &sleeper.clock(),
-        );
+        let _ = RetryPolicy::new(exponential(5))
+            .with_budget(bucket.clone())
+            .retry(|_| Err::<(), _>("down"))
+            .with_timer(&sleeper, &sleeper.clock())
+            .run();
     });
     let text = String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap();
     let events: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
@@ -95,11 +94,11 @@ fn events_of(run: impl FnOnce()) -> Vec<serde_json::Value> {
 fn a_permanent_failure_on_the_first_attempt_is_not_an_error() {
     let events = events_of(|| {
         let sleeper = RecordingSleeper::new();
-        let _ = RetryPolicy::new(exponential(3)).classify(staggered::classify::io::classify_io).run_with(
-            |_| Err::<(), _>(std::io::Error::from(std::io::ErrorKind::NotFound)),
-            &sleeper,
-            &sleeper.clock(),
-        );
+        let _ = RetryPolicy::new(exponential(3))
+            .classify(staggered::classify::io::classify_io)
+            .retry(|_| Err::<(), _>(std::io::Error::from(std::io::ErrorKind::NotFound)))
+            .with_timer(&sleeper, &sleeper.clock())
+            .run();
     });
     assert_eq!(events.len(), 1);
     assert_eq!(events[0]["level"], "DEBUG");
@@ -112,11 +111,11 @@ fn a_permanent_failure_on_the_first_attempt_is_not_an_error() {
 fn the_give_up_level_is_the_callers_choice() {
     let events = events_of(|| {
         let sleeper = RecordingSleeper::new();
-        let _ = RetryPolicy::new(exponential(2)).with_give_up_level(tracing::Level::ERROR).run_with(
-            |_| Err::<(), _>("down"),
-            &sleeper,
-            &sleeper.clock(),
-        );
+        let _ = RetryPolicy::new(exponential(2))
+            .with_give_up_level(tracing::Level::ERROR)
+            .retry(|_| Err::<(), _>("down"))
+            .with_timer(&sleeper, &sleeper.clock())
+            .run();
     });
     let levels: Vec<_> = events.iter().map(|e| e["level"].as_str().unwrap().to_owned()).collect();
     assert_eq!(levels, ["WARN", "ERROR"]);
@@ -134,8 +133,10 @@ fn error_types_are_named_whole() {
     }
     let events = events_of(|| {
         let sleeper = RecordingSleeper::new();
-        let _ =
-            RetryPolicy::new(exponential(2)).run_with(|_| Err::<(), _>(Error), &sleeper, &sleeper.clock());
+        let _ = RetryPolicy::new(exponential(2))
+            .retry(|_| Err::<(), _>(Error))
+            .with_timer(&sleeper, &sleeper.clock())
+            .run();
     });
     let error_type = events[0]["fields"]["error_type"].as_str().unwrap();
     assert!(error_type.ends_with("::Error") && error_type.starts_with("tests::"), "{error_type}");

@@ -35,12 +35,14 @@
 //! assert_eq!(only_short.clone_request(&"GET /".to_owned()), Some("GET /".to_owned()));
 //! ```
 
-#[cfg(any(feature = "tower", feature = "reqwest", feature = "tonic"))]
-pub(crate) mod attempts;
-
-use core::fmt;
+use core::convert::Infallible;
+use core::future::Future;
 
 pub use crate::classify::{ByResult, ClassifyResult};
+pub use crate::retry::judge::{Always, Ready};
+pub use crate::retry::retrying::NoCancel;
+use crate::Cancelled;
+pub use crate::FailedAttempt;
 
 /// Makes the copy of a request that a retry sends; `None` means the request
 /// cannot be repeated, so it is sent once and never retried.
@@ -78,90 +80,63 @@ impl<Req, F: Fn(&Req) -> Option<Req>> CloneRequest<Req> for F {
     }
 }
 
-/// A failed attempt, as the hooks ([`RetryEvent::error`](crate::RetryEvent))
-/// and the `tracing` events see it: the response the classifier called a
-/// failure, or the error.
-///
-/// It displays as the error, or as the classifier's
-/// [`describe`](ClassifyResult::describe) of the response
-/// (`HTTP 503 Service Unavailable` for the HTTP classifier).
-pub struct FailedAttempt<Res, Err> {
-    result: Result<Res, Err>,
-    describe: fn(&Res, &mut fmt::Formatter<'_>) -> fmt::Result,
+/// A request's cancel signal, for the service drivers (the tower layer, the
+/// reqwest middleware), which make one per request: [`NoCancel`] (never),
+/// or any `Fn() -> impl Future<Output = ()>`, such as
+/// `move || token.clone().cancelled_owned()` for `tokio_util`'s
+/// `CancellationToken`. When it fires, the request stops at once with the
+/// last failed attempt's outcome, or, when none had ended, with
+/// `E::from(Cancelled)`.
+pub trait CancelSignal<E> {
+    /// What the signal completes with.
+    type Fired: CancelError<E>;
+    /// The signal of one request.
+    type Signal: Future<Output = Self::Fired>;
+    /// The signal of a new request.
+    fn signal(&self) -> Self::Signal;
 }
 
-impl<Res, Err> FailedAttempt<Res, Err> {
-    /// A failed attempt whose responses `C` describes.
-    pub fn new<C: ClassifyResult<Res, Err>>(result: Result<Res, Err>) -> Self {
-        FailedAttempt { result, describe: C::describe }
-    }
+/// The error a fired cancel signal gives a request that has no outcome of
+/// its own: [`Cancelled`], in the service's error type.
+pub trait CancelError<E> {
+    /// The error.
+    fn into_error(self) -> E;
+}
 
-    /// The name of the type of what failed, the response's or the error's,
-    /// for the `tracing` events' `error_type`.
-    pub fn type_name(&self) -> &'static str {
-        match self.result {
-            Ok(_) => core::any::type_name::<Res>(),
-            Err(_) => core::any::type_name::<Err>(),
-        }
-    }
-
-    /// The response, if the attempt ended in one.
-    pub fn response(&self) -> Option<&Res> {
-        self.result.as_ref().ok()
-    }
-
-    /// The error, if the attempt ended in one.
-    pub fn error(&self) -> Option<&Err> {
-        self.result.as_ref().err()
-    }
-
-    /// The outcome, by reference.
-    pub fn as_result(&self) -> Result<&Res, &Err> {
-        self.result.as_ref()
-    }
-
-    /// The outcome, by value: what the caller gets when retrying stops.
-    pub fn into_result(self) -> Result<Res, Err> {
-        self.result
+impl<E> CancelError<E> for Infallible {
+    fn into_error(self) -> E {
+        match self {}
     }
 }
 
-impl<Res, Err: fmt::Display> fmt::Display for FailedAttempt<Res, Err> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.result {
-            Ok(response) => (self.describe)(response, f),
-            Err(error) => error.fmt(f),
-        }
+impl<E: From<Cancelled>> CancelError<E> for () {
+    fn into_error(self) -> E {
+        E::from(Cancelled)
     }
 }
 
-impl<Res, Err: fmt::Debug> fmt::Debug for FailedAttempt<Res, Err> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.result {
-            Ok(response) => {
-                f.write_str("FailedAttempt::Response(")?;
-                (self.describe)(response, f)?;
-                f.write_str(")")
-            }
-            Err(error) => f.debug_tuple("FailedAttempt::Error").field(error).finish(),
-        }
+impl<E> CancelSignal<E> for NoCancel {
+    type Fired = Infallible;
+    type Signal = core::future::Pending<Infallible>;
+    fn signal(&self) -> Self::Signal {
+        core::future::pending()
+    }
+}
+
+impl<E: From<Cancelled>, F: Fn() -> Fut, Fut: Future<Output = ()>> CancelSignal<E> for F {
+    type Fired = ();
+    type Signal = Fut;
+    fn signal(&self) -> Fut {
+        self()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::AlwaysTransient;
 
     #[test]
-    fn failed_attempts_display_the_error_or_the_description() {
-        let failed = FailedAttempt::<u8, &str>::new::<AlwaysTransient>(Err("refused"));
-        assert_eq!(failed.to_string(), "refused");
-        assert_eq!(format!("{failed:?}"), "FailedAttempt::Error(\"refused\")");
-        let failed = FailedAttempt::<u8, &str>::new::<AlwaysTransient>(Ok(7));
-        assert_eq!(failed.to_string(), "unsuccessful response");
-        assert_eq!(failed.response(), Some(&7));
-        assert_eq!(failed.into_result(), Ok(7));
+    fn requests_are_cloned_by_clone() {
         assert_eq!(ByClone.clone_request(&5), Some(5));
     }
 }

@@ -6,20 +6,22 @@
 //! every other driver.
 
 use core::fmt;
-use core::future::Future;
+use core::future::{Future, IntoFuture};
+use core::marker::PhantomData;
 use core::time::Duration;
 
 use ::tonic::metadata::MetadataValue;
 use ::tonic::{Request, Response, Status};
 
-use super::classify::{is_client_timeout, ClassifyStatus};
-use crate::budget::Budget;
-use crate::retry::event::Notify;
+use super::classify::{is_client_timeout, ClassifyStatus, Statuses};
+use crate::retry::event::{GiveUpEvent, Hooks, NoNotify, Notify, OnGiveUp, OnRetry, RetryEvent};
 use crate::retry::future::race;
-use crate::retry::timeout::TimeoutFor;
-use crate::service::attempts::Attempts;
-use crate::sleep::{Clock, Sleeper, TokioClock, TokioSleeper};
-use crate::{Decision, HintPolicy, Limits, Retried, RetryError, RetryPolicy, Schedule, TimedOut};
+use crate::retry::judge::{Always, Call, Judge, Readiness, Until};
+use crate::retry::operation::{After, Attempted, Before, Operation};
+use crate::retry::retrying::{Async, DefaultTimer, NoCancel, Timer, TimerFor};
+use crate::retry::timeout::Timeout;
+use crate::sleep::{Clock, Sleeper};
+use crate::{HintPolicy, Limits, Retried, RetryError, RetryPolicy, Schedule, TimedOut};
 
 /// The metadata key that tells the server how many attempts came before
 /// this one, on every retry (gRPC's retry design, A6).
@@ -28,7 +30,7 @@ pub const GRPC_PREVIOUS_RPC_ATTEMPTS: &str = "grpc-previous-rpc-attempts";
 /// The longest `grpc-timeout` the protocol can say: eight digits of hours.
 const MAX_GRPC_TIMEOUT: Duration = Duration::from_secs(99_999_999 * 3600);
 
-impl<S, C, N, B, T> RetryPolicy<S, C, N, B, T> {
+impl<S, C, T> RetryPolicy<S, C, T> {
     /// Retries one tonic call (feature `tonic`): `call` is given a clone of
     /// `client` and a fresh request carrying a copy of `message`, and makes
     /// the call; `.call().await` runs it until it succeeds or the policy
@@ -71,7 +73,8 @@ impl<S, C, N, B, T> RetryPolicy<S, C, N, B, T> {
     /// ([`HintPolicy::Pushback`]), unless the policy names another hint
     /// policy than the default; `max_hint` is at least a minute unless set,
     /// as in the HTTP integrations. Hooks, the budget and the deadline are
-    /// the policy's.
+    /// the policy's; the call adds its own hooks, polling ([`GrpcRetrying::until`]),
+    /// a cancel signal and a timer as [`Retrying`](crate::Retrying) does.
     ///
     /// A unary call, or the start of a server-streaming one: the retrying
     /// ends when the call returns its response, as A6's retries end once
@@ -81,145 +84,224 @@ impl<S, C, N, B, T> RetryPolicy<S, C, N, B, T> {
         client: &'a Cl,
         message: M,
         call: F,
-    ) -> GrpcRetrying<'a, Self, Cl, M, F>
+    ) -> GrpcRetrying<'a, Self, Cl, M, F, R>
     where
         Cl: Clone,
         M: Clone,
         F: FnMut(Cl, Request<M>) -> Fut,
         Fut: Future<Output = Result<Response<R>, Status>>,
     {
-        GrpcRetrying { policy: self, client, message, call }
+        GrpcRetrying {
+            policy: self,
+            client,
+            message,
+            call,
+            ready: Always,
+            hooks: NoNotify,
+            cancel: NoCancel,
+            timer: DefaultTimer,
+            response: PhantomData,
+        }
     }
 }
 
 /// One tonic call under a [`RetryPolicy`], made by
-/// [`RetryPolicy::retry_grpc`]; `.call().await` runs it.
+/// [`RetryPolicy::retry_grpc`]; `.call().await` runs it. `R` is the
+/// response's message type.
 #[must_use = "nothing is called until `.call().await`"]
-pub struct GrpcRetrying<'a, P, Cl, M, F> {
+pub struct GrpcRetrying<'a, P, Cl, M, F, R, U = Always, H = NoNotify, X = NoCancel, Tm = DefaultTimer> {
     policy: &'a P,
     client: &'a Cl,
     message: M,
     call: F,
+    ready: U,
+    hooks: H,
+    cancel: X,
+    timer: Tm,
+    response: PhantomData<fn() -> R>,
 }
 
-impl<P, Cl, M, F> fmt::Debug for GrpcRetrying<'_, P, Cl, M, F> {
+impl<P, Cl, M, F, R, U, H, X, Tm> fmt::Debug for GrpcRetrying<'_, P, Cl, M, F, R, U, H, X, Tm> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("GrpcRetrying").finish_non_exhaustive()
     }
 }
 
-impl<S, C, N, B, T, Cl, M, F> GrpcRetrying<'_, RetryPolicy<S, C, N, B, T>, Cl, M, F>
+impl<'a, P, Cl, M, F, R, X, Tm> GrpcRetrying<'a, P, Cl, M, F, R, Always, NoNotify, X, Tm> {
+    /// Polls: a response for which `ready` is false is retried as a
+    /// transient failure, on the schedule and under every limit (a
+    /// long-running operation not done yet); [`RetryError::value`] gives
+    /// the last one back if the retrying stops on it. Set it before the
+    /// hooks, as [`Retrying::until`](crate::Retrying::until).
+    pub fn until<P2>(self, ready: P2) -> GrpcRetrying<'a, P, Cl, M, F, R, Until<P2>, NoNotify, X, Tm>
+    where
+        P2: Fn(&Response<R>) -> bool,
+    {
+        let GrpcRetrying { policy, client, message, call, hooks, cancel, timer, response, .. } = self;
+        GrpcRetrying { policy, client, message, call, ready: Until(ready), hooks, cancel, timer, response }
+    }
+}
+
+impl<'a, P, Cl, M, F, R, U, H, X, Tm> GrpcRetrying<'a, P, Cl, M, F, R, U, H, X, Tm>
+where
+    U: Readiness<Response<R>, Status>,
+{
+    #[allow(clippy::type_complexity)]
+    /// Adds `hook`, called before every retry of this call (after the
+    /// policy's own hooks), with the failed call's [`Status`] (a
+    /// [`FailedAttempt`](crate::FailedAttempt) after [`until`](GrpcRetrying::until)).
+    pub fn on_retry<G>(
+        self,
+        hook: G,
+    ) -> GrpcRetrying<'a, P, Cl, M, F, R, U, Hooks<H, OnRetry<G, U::Failed>>, X, Tm>
+    where
+        G: Fn(&RetryEvent<'_, U::Failed>),
+    {
+        self.with_hook(OnRetry::new(hook))
+    }
+
+    #[allow(clippy::type_complexity)]
+    /// Adds `hook`, called if this call gives up (after the policy's own hooks).
+    pub fn on_give_up<G>(
+        self,
+        hook: G,
+    ) -> GrpcRetrying<'a, P, Cl, M, F, R, U, Hooks<H, OnGiveUp<G, U::Failed>>, X, Tm>
+    where
+        G: Fn(&GiveUpEvent<'_, U::Failed>),
+    {
+        self.with_hook(OnGiveUp::new(hook))
+    }
+
+    fn with_hook<K>(self, hook: K) -> GrpcRetrying<'a, P, Cl, M, F, R, U, Hooks<H, K>, X, Tm> {
+        let GrpcRetrying { policy, client, message, call, ready, hooks, cancel, timer, response } = self;
+        GrpcRetrying {
+            policy,
+            client,
+            message,
+            call,
+            ready,
+            hooks: Hooks(hooks, hook),
+            cancel,
+            timer,
+            response,
+        }
+    }
+
+    /// Stops the call with [`StopReason::Cancelled`](crate::StopReason::Cancelled)
+    /// when `signal` (any future) fires, during a wait or an attempt (which
+    /// is dropped), as [`Retrying::cancel_on`](crate::Retrying::cancel_on).
+    pub fn cancel_on<X2>(self, signal: X2) -> GrpcRetrying<'a, P, Cl, M, F, R, U, H, X2, Tm> {
+        let GrpcRetrying { policy, client, message, call, ready, hooks, timer, response, .. } = self;
+        GrpcRetrying { policy, client, message, call, ready, hooks, cancel: signal, timer, response }
+    }
+
+    /// Waits with `sleeper` and reads `clock` instead of tokio's timer (a
+    /// `RecordingSleeper` in tests).
+    pub fn with_timer<'t, Z: ?Sized, K: ?Sized>(
+        self,
+        sleeper: &'t Z,
+        clock: &'t K,
+    ) -> GrpcRetrying<'a, P, Cl, M, F, R, U, H, X, Timer<'t, Z, K>> {
+        let GrpcRetrying { policy, client, message, call, ready, hooks, cancel, response, .. } = self;
+        let timer = Timer::new(sleeper, clock);
+        GrpcRetrying { policy, client, message, call, ready, hooks, cancel, timer, response }
+    }
+}
+
+impl<S, C, T, Cl, M, F, R, U, H, X, Tm> GrpcRetrying<'_, RetryPolicy<S, C, T>, Cl, M, F, R, U, H, X, Tm>
 where
     S: Schedule,
     C: ClassifyStatus,
-    N: Notify<Status>,
-    B: Budget,
-    T: TimeoutFor<Status>,
+    T: Timeout,
     Cl: Clone,
     M: Clone,
+    X: IntoFuture<Output = ()>,
+    Tm: TimerFor<Async>,
+    Tm::Sleeper: Sleeper,
 {
     /// Calls until a call succeeds or the policy gives up, on tokio's
-    /// timer. The future is `Send` when the client, the message, `call` and
-    /// its future, and the policy's parts are, so a tonic service can await
-    /// it in its handlers.
+    /// timer unless [given one](GrpcRetrying::with_timer). The future is
+    /// `Send` when the client, the message, `call` and its future, and the
+    /// policy's parts are, so a tonic service can await it in its handlers.
     ///
     /// # Errors
     /// A [`RetryError`] with the stop reason, the attempts made and the last
     /// status; `?` in a function returning `Result<_, Status>` turns it
     /// into that status.
-    pub async fn call<R, Fut>(self) -> Result<Response<R>, RetryError<Status>>
+    pub async fn call<Fut>(self) -> Result<Response<R>, RetryError<Status, U::Unready>>
     where
         F: FnMut(Cl, Request<M>) -> Fut,
         Fut: Future<Output = Result<Response<R>, Status>>,
+        U: Readiness<Response<R>, Status>,
+        H: Notify<U::Failed>,
     {
-        self.run_with(&TokioSleeper, &TokioClock).await.map(|done| done.value)
+        self.run().await.map(|done| done.value)
     }
 
     /// Like [`call`](GrpcRetrying::call), with the attempts made and the time waited.
     ///
     /// # Errors
     /// As [`call`](GrpcRetrying::call).
-    pub async fn run<R, Fut>(self) -> Result<Retried<Response<R>>, RetryError<Status>>
+    pub async fn run<Fut>(self) -> Result<Retried<Response<R>>, RetryError<Status, U::Unready>>
     where
         F: FnMut(Cl, Request<M>) -> Fut,
         Fut: Future<Output = Result<Response<R>, Status>>,
+        U: Readiness<Response<R>, Status>,
+        H: Notify<U::Failed>,
     {
-        self.run_with(&TokioSleeper, &TokioClock).await
-    }
-
-    /// Like [`run`](GrpcRetrying::run), waiting with `sleeper` and reading
-    /// `clock` (a `RecordingSleeper` in tests).
-    ///
-    /// # Errors
-    /// As [`call`](GrpcRetrying::call).
-    pub async fn run_with<R, Fut, Z, K>(
-        self,
-        sleeper: &Z,
-        clock: &K,
-    ) -> Result<Retried<Response<R>>, RetryError<Status>>
-    where
-        F: FnMut(Cl, Request<M>) -> Fut,
-        Fut: Future<Output = Result<Response<R>, Status>>,
-        Z: Sleeper + ?Sized,
-        K: Clock + ?Sized,
-    {
-        let GrpcRetrying { policy, client, message, mut call } = self;
-        let timeout = <T as TimeoutFor<Status>>::timeout(&policy.timeout);
-        let mut attempts = Attempts::start(policy, timeout, clock);
-        // The previous attempt's status, given back if the rate limiter has
-        // no token for the next attempt before the deadline.
-        let mut previous: Option<Status> = None;
-        loop {
-            if let Err(reason) = attempts.acquire(policy, sleeper, clock).await {
-                let (made, waited) = (attempts.attempt().saturating_sub(1), attempts.waited());
-                return Err(match previous {
-                    Some(status) => RetryError::new(reason, made, waited, status),
-                    None => RetryError::unsent(reason, 0, waited, None),
-                });
-            }
-            let attempt = attempts.attempt();
-            let limit = attempts.attempt_limit(clock);
-            let sent = call(client.clone(), request(&message, attempt, limit));
-            let outcome = match limit {
-                None => sent.await,
-                Some(after) => {
-                    let started = clock.now();
-                    match race(sent, sleeper.cut_after(after)).await {
-                        // tonic's channel enforces the `grpc-timeout` it was
-                        // given, the same limit as the cut: whichever timer
-                        // fired first, the attempt was cut.
-                        Some(Err(status)) if is_client_timeout(&status) && clock.since(started) >= after => {
-                            Err(Status::from(TimedOut { after }))
-                        }
-                        Some(outcome) => outcome,
-                        None => Err(Status::from(TimedOut { after })),
+        let GrpcRetrying { policy, client, message, mut call, ready, hooks, cancel, timer, .. } = self;
+        let (sleeper, clock) = (timer.sleeper(), timer.clock());
+        let classifier = Statuses(&policy.classifier);
+        let judge = Call { classifier: &classifier, ready: &ready };
+        let mut cancel = core::pin::pin!(cancel.into_future());
+        let mut operation = Operation::start(policy, grpc_limits(policy.service_limits()), clock);
+        let stopped = loop {
+            let wait = match operation.before(policy, &hooks, clock) {
+                Before::Send { attempt, limit } => {
+                    let sent = call(client.clone(), request(&message, attempt, limit));
+                    let Ok(attempted) = race(within(sent, limit, sleeper, clock), cancel.as_mut()).await
+                    else {
+                        break operation.cancel(policy, &hooks, clock);
+                    };
+                    match operation.after(policy, &hooks, &judge, attempted, clock) {
+                        After::Done(done) => return Ok(done),
+                        After::Stop(stopped) => break stopped,
+                        After::Wait(delay) => delay,
                     }
                 }
+                Before::Wait(wait) => wait,
+                Before::Stop(stopped) => break stopped,
             };
-            let status = match outcome {
-                Ok(response) => {
-                    policy.limiter.record(false);
-                    attempts.on_success(policy);
-                    return Ok(Retried { value: response, attempts: attempt, waited: attempts.waited() });
-                }
-                Err(status) => status,
-            };
-            let failure = policy.classifier.classify_status(&status);
-            // RESOURCE_EXHAUSTED is throttled: the limiter slows down.
-            policy.limiter.record(failure.kind == crate::ErrorKind::Throttled);
-            let decision =
-                |limits| Decision::for_schedule(&policy.schedule, grpc_limits(limits), &policy.budget);
-            let error_type = core::any::type_name::<Status>();
-            match attempts.on_failure(policy, clock, &status, error_type, failure, decision) {
-                Ok(delay) => {
-                    previous = policy.limiter.is_set().then_some(status);
-                    sleeper.sleep(delay).await;
-                }
-                Err(reason) => {
-                    return Err(RetryError::new(reason, attempts.attempt(), attempts.waited(), status));
-                }
+            if race(sleeper.sleep(wait), cancel.as_mut()).await.is_err() {
+                break operation.cancel(policy, &hooks, clock);
             }
+        };
+        Err(stopped.into_error(<Call<'_, Statuses<'_, C>, U> as Judge<Response<R>, Status>>::last))
+    }
+}
+
+/// One attempt under its time limit: its outcome, or cut when `limit`
+/// passes. tonic's channel enforces the `grpc-timeout` it was given, the
+/// same limit as the cut: whichever timer fired first, the attempt was cut.
+async fn within<R, W, Z, K>(
+    sent: W,
+    limit: Option<Duration>,
+    sleeper: &Z,
+    clock: &K,
+) -> Attempted<Response<R>, Status>
+where
+    W: Future<Output = Result<Response<R>, Status>>,
+    Z: Sleeper + ?Sized,
+    K: Clock + ?Sized,
+{
+    let Some(after) = limit else { return Attempted::Ended(sent.await) };
+    let started = clock.now();
+    match race(sent, sleeper.cut_after(after)).await {
+        Ok(Err(status)) if is_client_timeout(&status) && clock.since(started) >= after => {
+            Attempted::Cut(Status::from(TimedOut { after }))
         }
+        Ok(outcome) => Attempted::Ended(outcome),
+        Err(()) => Attempted::Cut(Status::from(TimedOut { after })),
     }
 }
 

@@ -9,7 +9,7 @@ use ::tonic::{Code, Status};
 
 use crate::classify::hint::grpc_retry_pushback_all;
 use crate::classify::{AlwaysTransient, Classifier, DefaultRules, ErrorKind, Errors, Failure, Hint, RetryIf};
-use crate::{RetryError, TimedOut};
+use crate::{RetryError, StopReason, TimedOut};
 
 /// The metadata key of a server's pushback: milliseconds to wait before the
 /// retry; a negative or malformed value, or more than one value, means "do
@@ -269,15 +269,32 @@ impl From<TimedOut> for Status {
 }
 
 /// The last attempt's status, for a handler that answers with it (`?` in a
-/// tonic service): its code, message and metadata as the server sent them,
-/// or `DEADLINE_EXCEEDED` for an attempt cut at the deadline. The stop
-/// reason and the attempts made are not carried over; log them first.
-impl From<RetryError<Status>> for Status {
-    fn from(error: RetryError<Status>) -> Self {
-        match error.cut_at_deadline() {
-            Some(cut) => Status::from(cut),
-            None => error.into_error().unwrap_or_else(|| Status::from(TimedOut { after: Duration::ZERO })),
+/// tonic service): its code, message and metadata as the server sent them
+/// (`DEADLINE_EXCEEDED` for an attempt cut at its time limit). When no
+/// attempt ended with a status, the stop: `DEADLINE_EXCEEDED` for the
+/// deadline, `CANCELLED` for a cancel, `UNAVAILABLE` for a polled response
+/// that was never ready. The stop reason and the attempts made are not
+/// carried over; log them first.
+impl<V> From<RetryError<Status, V>> for Status {
+    fn from(error: RetryError<Status, V>) -> Self {
+        let reason = error.reason();
+        if let Some(status) = error.into_error() {
+            return status;
         }
+        match reason {
+            StopReason::Cancelled => Status::cancelled(reason.to_string()),
+            StopReason::Deadline => Status::from(TimedOut { after: Duration::ZERO }),
+            _ => Status::unavailable(format!("{reason}: the response was not ready")),
+        }
+    }
+}
+
+/// A [`ClassifyStatus`] as the classifier of a call's errors.
+pub(crate) struct Statuses<'a, C>(pub(crate) &'a C);
+
+impl<C: ClassifyStatus> Classifier<Status> for Statuses<'_, C> {
+    fn classify(&self, status: &Status) -> Failure {
+        self.0.classify_status(status)
     }
 }
 

@@ -1,5 +1,6 @@
-//! The future of one request through [`Retry`](super::Retry): a small state
-//! machine that calls, waits and readies; every decision is the policy's.
+//! The future of one request through [`Retry`](super::Retry): a loop over
+//! the retry machine, written as a state machine that calls, waits and
+//! readies; every rule is the machine's.
 
 use core::fmt;
 use core::future::Future;
@@ -12,247 +13,226 @@ use pin_project_lite::pin_project;
 use tower_service::Service;
 
 use super::Shared;
-use crate::budget::Budget;
-use crate::classify::Failure;
-use crate::retry::event::Notify;
-use crate::retry::timeout::{FromTimedOut, TimeoutFor};
-use crate::service::attempts::Attempts;
-use crate::service::{ClassifyResult, CloneRequest, FailedAttempt};
+use crate::retry::event::NoNotify;
+use crate::retry::judge::{Outcomes, Ready};
+use crate::retry::operation::{After, Attempted, Before, Operation, Stopped};
+use crate::retry::timeout::{FromTimedOut, Timeout};
+use crate::service::{CancelError, CancelSignal, ClassifyResult, CloneRequest, FailedAttempt};
 use crate::sleep::{Clock, Sleeper};
-use crate::{Decision, RetryPolicy, Schedule, TimedOut};
+use crate::{RetryPolicy, Schedule, TimedOut};
 
-// A schedule's delays are boxed once per failing request (with their
-// steering), so that the future's type does not have to name the schedule.
-use crate::retry::steering::BoxedDelays;
-
-/// One request's retry state, reaching the budget through the shared state.
-type RequestAttempts<P, Q, Z, K> = Attempts<BoxedDelays, Arc<Shared<P, Q, Z, K>>, <K as Clock>::Instant>;
+/// One request's shared state.
+type SharedOf<S, C, T, Q, Z, K, U, X> = Arc<Shared<RetryPolicy<S, C, T>, Q, Z, K, U, X>>;
 
 pin_project! {
     /// The response future of [`Retry`](super::Retry): resolves to the first
     /// success, or to the last attempt's outcome once the policy stops.
     ///
-    /// `P` is the [`RetryPolicy`], `Q` the request cloner, `Z` and `K` the
-    /// sleeper and clock; the service names this type, so you rarely have to.
-    pub struct ResponseFuture<Svc, Req, P, Q, Z, K>
+    /// The service names this type, so you rarely have to: `S`, `C` and `T`
+    /// are the policy's, `Q` the request cloner, `Z` and `K` the sleeper and
+    /// clock, `U` the readiness rule and `X` the cancel signal.
+    pub struct ResponseFuture<Svc, Req, S, C, T, Q, Z, K, U, X>
     where
         Svc: Service<Req>,
+        S: Schedule,
         Z: Sleeper,
         K: Clock,
+        X: CancelSignal<Svc::Error>,
     {
-        shared: Arc<Shared<P, Q, Z, K>>,
+        shared: SharedOf<S, C, T, Q, Z, K, U, X>,
         // The clone of the inner service that sends the retries; `None` for a
         // request that cannot be retried.
         service: Option<Svc>,
-        // The copy the next retry sends.
+        // The request the next attempt sends.
         request: Option<Req>,
-        attempts: RequestAttempts<P, Q, Z, K>,
-        // The current attempt's time limit.
-        limit: Option<Duration>,
-        // The time the next attempt has waited for the rate limiter's token.
-        token_wait: Duration,
+        operation: Operation<S, K::Instant, FailedAttempt<Svc::Response, Svc::Error>>,
         #[pin]
-        state: State<Svc::Future, Z::Sleep>,
+        cancel: X::Signal,
+        #[pin]
+        state: State<Svc::Future, Z::Sleep, Result<Svc::Response, Svc::Error>>,
     }
 }
 
 pin_project! {
     #[project = StateProj]
-    enum State<F, Sl> {
-        // An attempt is in flight, racing its timeout if there is one.
-        Calling { #[pin] future: F, #[pin] timer: Option<Sl> },
-        // Waiting before the next attempt.
+    enum State<F, Sl, O> {
+        // An attempt is in flight, racing its time limit if it has one.
+        Calling { #[pin] future: F, #[pin] timer: Option<Sl>, limit: Option<Duration> },
+        // Waiting before the next attempt, or for its rate-limiter token.
         Waiting { #[pin] sleep: Sl },
-        // Taking the rate limiter's token for the next attempt, after a wait
-        // for it if there is one.
-        Admitting { #[pin] sleep: Option<Sl> },
         // Waiting for the inner service to be ready for the next attempt.
         Readying,
+        // Stopped before attempt 1 was sent: the outcome to return.
+        Stopped { outcome: Option<O> },
     }
 }
 
-impl<Svc, Req, P, Q, Z, K> ResponseFuture<Svc, Req, P, Q, Z, K>
+impl<Svc, Req, S, C, T, Q, Z, K, U, X> ResponseFuture<Svc, Req, S, C, T, Q, Z, K, U, X>
 where
-    Svc: Service<Req>,
+    Svc: Service<Req> + Clone,
+    Svc::Error: fmt::Display + FromTimedOut,
+    S: Schedule,
+    T: Timeout,
+    Q: CloneRequest<Req>,
     Z: Sleeper,
     K: Clock,
+    X: CancelSignal<Svc::Error>,
 {
-    pub(super) fn new(
-        shared: Arc<Shared<P, Q, Z, K>>,
-        service: Option<Svc>,
-        request: Option<Req>,
-        attempts: RequestAttempts<P, Q, Z, K>,
-        limit: Option<Duration>,
-        future: Svc::Future,
-        timer: Option<Z::Sleep>,
-    ) -> Self {
-        let token_wait = Duration::ZERO;
-        ResponseFuture {
-            shared,
-            service,
-            request,
-            attempts,
-            limit,
-            token_wait,
-            state: State::Calling { future, timer },
-        }
-    }
-
-    /// A request whose attempt 1 waits for the rate limiter's token first:
-    /// it is sent on `service` (a clone) once the token is taken.
-    pub(super) fn admitting(
-        shared: Arc<Shared<P, Q, Z, K>>,
-        service: Svc,
-        request: Req,
-        attempts: RequestAttempts<P, Q, Z, K>,
-    ) -> Self {
-        ResponseFuture {
-            shared,
-            service: Some(service),
-            request: Some(request),
-            attempts,
-            limit: None,
-            token_wait: Duration::ZERO,
-            state: State::Admitting { sleep: None },
-        }
+    /// Starts a request: attempt 1 goes to `inner`, which the caller
+    /// readied, unless it must wait for a rate-limiter token (then it goes
+    /// to a clone, readied after the wait, as a retry's does).
+    pub(super) fn start(shared: SharedOf<S, C, T, Q, Z, K, U, X>, inner: &mut Svc, request: Req) -> Self {
+        let policy = &shared.policy;
+        let mut operation = Operation::start(policy, policy.service_limits(), &shared.clock);
+        let cancel = shared.cancel.signal();
+        let (state, service, request) = match operation.before(policy, &NoNotify, &shared.clock) {
+            Before::Send { limit, .. } => {
+                let spare = shared.clone_request.clone_request(&request);
+                let service = spare.as_ref().map(|_| inner.clone());
+                let timer = limit.map(|limit| shared.sleeper.cut_after(limit));
+                (State::Calling { future: inner.call(request), timer, limit }, service, spare)
+            }
+            Before::Wait(wait) => {
+                (State::Waiting { sleep: shared.sleeper.sleep(wait) }, Some(inner.clone()), Some(request))
+            }
+            Before::Stop(stopped) => {
+                let outcome = give_back(stopped, || unsent(&operation, &shared.clock));
+                (State::Stopped { outcome: Some(outcome) }, None, None)
+            }
+        };
+        ResponseFuture { shared, service, request, operation, cancel, state }
     }
 }
 
-impl<Svc, Req, P, Q, Z, K> fmt::Debug for ResponseFuture<Svc, Req, P, Q, Z, K>
+/// What the caller gets when the retrying stops: the last failed attempt's
+/// outcome as it came, or `otherwise` when no attempt had ended.
+fn give_back<Res, Err>(
+    stopped: Stopped<FailedAttempt<Res, Err>>,
+    otherwise: impl FnOnce() -> Err,
+) -> Result<Res, Err> {
+    match stopped.last {
+        Some(failed) => failed.into_result(),
+        None => Err(otherwise()),
+    }
+}
+
+/// The error of a request stopped before any attempt ended because the rate
+/// limiter had no token before the deadline: the deadline passed first.
+fn unsent<S: Schedule, K: Clock, X, E: From<TimedOut>>(
+    operation: &Operation<S, K::Instant, X>,
+    clock: &K,
+) -> E {
+    E::from(TimedOut { after: operation.time_left(clock).unwrap_or(Duration::ZERO) })
+}
+
+impl<Svc, Req, S, C, T, Q, Z, K, U, X> fmt::Debug for ResponseFuture<Svc, Req, S, C, T, Q, Z, K, U, X>
 where
     Svc: Service<Req>,
+    S: Schedule,
     Z: Sleeper,
     K: Clock,
+    X: CancelSignal<Svc::Error>,
 {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let state = match self.state {
             State::Calling { .. } => "calling",
             State::Waiting { .. } => "waiting",
-            State::Admitting { .. } => "admitting",
             State::Readying => "readying",
+            State::Stopped { .. } => "stopped",
         };
         f.debug_struct("ResponseFuture")
-            .field("attempt", &self.attempts.attempt())
-            .field("waited", &self.attempts.waited())
+            .field("attempt", &self.operation.attempt())
+            .field("waited", &self.operation.waited())
             .field("retryable", &self.service.is_some())
             .field("state", &state)
             .finish_non_exhaustive()
     }
 }
 
-impl<Svc, Req, S, C, N, B, T, Q, Z, K> Future
-    for ResponseFuture<Svc, Req, RetryPolicy<S, C, N, B, T>, Q, Z, K>
+impl<Svc, Req, S, C, T, Q, Z, K, U, X> Future for ResponseFuture<Svc, Req, S, C, T, Q, Z, K, U, X>
 where
     Svc: Service<Req>,
     Svc::Error: fmt::Display + FromTimedOut,
     S: Schedule,
-    S::Delays: Send + 'static,
     C: ClassifyResult<Svc::Response, Svc::Error>,
-    N: Notify<FailedAttempt<Svc::Response, Svc::Error>>,
-    B: Budget,
-    T: TimeoutFor<Svc::Error>,
+    T: Timeout,
     Q: CloneRequest<Req>,
     Z: Sleeper,
     K: Clock,
+    U: Ready<Svc::Response>,
+    X: CancelSignal<Svc::Error>,
 {
     type Output = Result<Svc::Response, Svc::Error>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         loop {
-            let this = self.as_mut().project();
-            let shared_handle: &Arc<Shared<_, _, _, _>> = this.shared;
-            let shared = &**shared_handle;
-            let policy = &shared.policy;
-            let mut state = this.state;
-            match state.as_mut().project() {
-                StateProj::Calling { future, timer } => {
-                    let (result, cut) = match future.poll(cx) {
-                        Poll::Ready(result) => (result, false),
-                        Poll::Pending => match (timer.as_pin_mut(), *this.limit) {
+            let mut this = self.as_mut().project();
+            let shared = &**this.shared;
+            let (policy, clock) = (&shared.policy, &shared.clock);
+            if let StateProj::Stopped { outcome } = this.state.as_mut().project() {
+                // Polled after it completed: nothing more will come.
+                return outcome.take().map_or(Poll::Pending, Poll::Ready);
+            }
+            if let Poll::Ready(fired) = this.cancel.as_mut().poll(cx) {
+                // Dropping the state drops an attempt in flight.
+                this.state.set(State::Stopped { outcome: None });
+                let stopped = this.operation.cancel(policy, &NoNotify, clock);
+                return Poll::Ready(give_back(stopped, || fired.into_error()));
+            }
+            match this.state.as_mut().project() {
+                StateProj::Calling { future, timer, limit } => {
+                    let attempted = match future.poll(cx) {
+                        Poll::Ready(outcome) => Attempted::Ended(outcome),
+                        Poll::Pending => match (timer.as_pin_mut(), *limit) {
                             (Some(timer), Some(after)) => {
                                 ready!(timer.poll(cx));
-                                (Err(Svc::Error::from(TimedOut { after })), true)
+                                Attempted::Cut(Svc::Error::from(TimedOut { after }))
                             }
                             _ => return Poll::Pending,
                         },
                     };
-                    let failure = if cut {
-                        Failure::timeout()
-                    } else {
-                        match policy.classifier.classify_result(result.as_ref()) {
-                            Some(failure) => failure,
-                            None => {
-                                policy.limiter.record(false);
-                                this.attempts.on_success(policy);
-                                return Poll::Ready(result);
-                            }
+                    this.operation.set_repeatable(this.service.is_some() && this.request.is_some());
+                    let judge = Outcomes { classifier: &policy.classifier, ready: &shared.ready };
+                    match this.operation.after(policy, &NoNotify, &judge, attempted, clock) {
+                        After::Done(done) => return Poll::Ready(done.value),
+                        After::Wait(delay) => {
+                            this.state.set(State::Waiting { sleep: shared.sleeper.sleep(delay) })
                         }
-                    };
-                    policy.limiter.record(failure.kind == crate::ErrorKind::Throttled);
-                    if this.service.is_none() || this.request.is_none() {
-                        // Not repeatable: sent once, whatever the outcome.
-                        return Poll::Ready(result);
-                    }
-                    let failed = FailedAttempt::new::<C>(result);
-                    let decision = |limits| {
-                        let (delays, steering) = crate::retry::steering::boxed(&policy.schedule);
-                        Decision::steered(delays, limits, Arc::clone(shared_handle), steering)
-                    };
-                    let error_type = failed.type_name();
-                    match this.attempts.on_failure(
-                        policy,
-                        &shared.clock,
-                        &failed,
-                        error_type,
-                        failure,
-                        decision,
-                    ) {
-                        Ok(delay) => state.set(State::Waiting { sleep: shared.sleeper.sleep(delay) }),
-                        Err(_) => return Poll::Ready(failed.into_result()),
+                        After::Stop(stopped) => {
+                            return Poll::Ready(give_back(stopped, || unsent(this.operation, clock)))
+                        }
                     }
                 }
                 StateProj::Waiting { sleep } => {
                     ready!(sleep.poll(cx));
-                    if policy.limiter.is_set() {
-                        state.set(State::Admitting { sleep: None });
-                    } else {
-                        state.set(State::Readying);
-                    }
-                }
-                StateProj::Admitting { sleep } => {
-                    if let Some(sleep) = sleep.as_pin_mut() {
-                        ready!(sleep.poll(cx));
-                    }
-                    match this.attempts.admit(policy, &shared.clock, this.token_wait) {
-                        Ok(None) => state.set(State::Readying),
-                        Ok(Some(wait)) => {
-                            state.set(State::Admitting { sleep: Some(shared.sleeper.sleep(wait)) })
-                        }
-                        // No token before the deadline: the deadline passed
-                        // before this attempt could be sent.
-                        Err(_) => {
-                            let after = this.attempts.time_left(&shared.clock);
-                            return Poll::Ready(Err(Svc::Error::from(TimedOut { after })));
-                        }
-                    }
+                    this.state.set(State::Readying);
                 }
                 StateProj::Readying => {
-                    let (Some(service), Some(_)) = (this.service.as_mut(), this.request.as_ref()) else {
-                        unreachable!(
-                            "a retry is only scheduled for a request with a service and a spare copy"
-                        )
+                    let Some(service) = this.service.as_mut() else {
+                        unreachable!("a request waits only when it can be sent again")
                     };
                     if let Err(error) = ready!(service.poll_ready(cx)) {
                         return Poll::Ready(Err(error));
                     }
-                    let Some(request) = this.request.take() else { unreachable!("checked above") };
-                    *this.request = shared.clone_request.clone_request(&request);
-                    let limit = this.attempts.attempt_limit(&shared.clock);
-                    *this.limit = limit;
-                    let timer = limit.map(|cut| shared.sleeper.cut_after(cut));
-                    let future = service.call(request);
-                    state.set(State::Calling { future, timer });
+                    match this.operation.before(policy, &NoNotify, clock) {
+                        Before::Send { limit, .. } => {
+                            let Some(request) = this.request.take() else {
+                                unreachable!("a request waits only when it can be sent again")
+                            };
+                            *this.request = shared.clone_request.clone_request(&request);
+                            let timer = limit.map(|limit| shared.sleeper.cut_after(limit));
+                            let future = service.call(request);
+                            this.state.set(State::Calling { future, timer, limit });
+                        }
+                        Before::Wait(wait) => {
+                            this.state.set(State::Waiting { sleep: shared.sleeper.sleep(wait) })
+                        }
+                        Before::Stop(stopped) => {
+                            return Poll::Ready(give_back(stopped, || unsent(this.operation, clock)))
+                        }
+                    }
                 }
+                StateProj::Stopped { .. } => unreachable!("handled above"),
             }
         }
     }

@@ -26,7 +26,8 @@
 //!     .classify(classify_io) // any classifier of errors classifies a service's results
 //!     .with_budget(TokenBucket::new()) // share one budget per client
 //!     .with_deadline(Duration::from_secs(2))
-//!     .on_retry(|event| eprintln!("{event}")); // no annotation: the types come from the service
+//!     .expect("a deadline above zero")
+//!     .on_retry(|event| eprintln!("{event}")); // no annotation needed
 //! let mut calls = 0;
 //! let mut service = ServiceBuilder::new()
 //!     .layer(RetryLayer::new(policy)) // `String` requests are cloned with `Clone`
@@ -94,16 +95,23 @@
 //! ([`FromTimedOut`](crate::FromTimedOut): `std::io::Error` and
 //! `tower::BoxError` are; map another with `.map_err(BoxError::from)` below
 //! the layer), since the layer cuts an attempt that runs into the deadline
-//! and returns that as the service's error. The schedule's delays are
-//! `Send + 'static` (a [`Backoff`](crate::Backoff)'s are): a failing request
-//! boxes them once, so that [`ResponseFuture`] need not name the schedule.
+//! and returns that as the service's error.
 //!
 //! # What the caller gets
 //! The first success, or, once the policy stops, the last attempt's outcome
 //! as it came: a failed response stays a response (an HTTP 503), an error
-//! stays the service's error. Hooks ([`RetryPolicy::on_retry`]) and the
-//! `tracing` events get a [`FailedAttempt`]
-//! with the stop reason in the give-up event.
+//! stays the service's error. The policy's hooks ([`RetryPolicy::on_retry`])
+//! and the `tracing` events hear each failed attempt, with the stop reason
+//! in the give-up event.
+//!
+//! # Polling and cancelling
+//! [`RetryLayer::until`] retries a response that is not ready yet (a job
+//! still running) as a transient failure; the last one is returned if the
+//! retrying stops on it. [`RetryLayer::cancel_on`] gives each request a
+//! cancel signal (any future, made per request): when it fires, the
+//! request stops at once, during a wait or an attempt (which is dropped),
+//! with the last failed attempt's outcome, or with a [`Cancelled`](crate::Cancelled)
+//! error (the service's error type must hold one) if none had ended.
 //!
 //! # Time
 //! Waits use the layer's [`Sleeper`] and the deadline its [`Clock`]: tokio's
@@ -126,12 +134,10 @@ use tower_service::Service;
 
 pub use future::ResponseFuture;
 
-use crate::budget::{Budget, BudgetMetrics};
-use crate::classify::Failure;
-use crate::retry::event::Notify;
-use crate::retry::timeout::{FromTimedOut, TimeoutFor};
-use crate::service::attempts::Attempts;
-use crate::service::{ByClone, ClassifyResult, CloneRequest, FailedAttempt};
+use crate::retry::judge::{Always, Ready};
+use crate::retry::retrying::NoCancel;
+use crate::retry::timeout::{FromTimedOut, Timeout};
+use crate::service::{ByClone, CancelSignal, ClassifyResult, CloneRequest};
 use crate::sleep::{Clock, Sleeper, TokioClock, TokioSleeper};
 use crate::{RetryPolicy, Schedule};
 
@@ -144,18 +150,23 @@ use crate::{RetryPolicy, Schedule};
 /// | `max_hint` | the policy's if set, else at least one minute |
 /// | request cloning | [`ByClone`] (`Req: Clone`) |
 /// | timer | [`TokioSleeper`] and [`TokioClock`] |
+/// | polling | none: every response the classifier accepts is a success |
+/// | cancel signal | none |
 #[derive(Clone)]
-pub struct RetryLayer<P, Q = ByClone, Z = TokioSleeper, K = TokioClock> {
-    shared: Shared<P, Q, Z, K>,
+pub struct RetryLayer<P, Q = ByClone, Z = TokioSleeper, K = TokioClock, U = Always, X = NoCancel> {
+    shared: Shared<P, Q, Z, K, U, X>,
 }
 
-/// What every request of a [`Retry`] reads: the policy, the request cloner and the timer.
+/// What every request of a [`Retry`] reads: the policy, the request
+/// cloner, the timer, the readiness rule and the cancel signal.
 #[derive(Clone)]
-pub(crate) struct Shared<P, Q, Z, K> {
+pub(crate) struct Shared<P, Q, Z, K, U, X> {
     pub(crate) policy: P,
     pub(crate) clone_request: Q,
     pub(crate) sleeper: Z,
     pub(crate) clock: K,
+    pub(crate) ready: U,
+    pub(crate) cancel: X,
 }
 
 impl<P> RetryLayer<P> {
@@ -163,26 +174,57 @@ impl<P> RetryLayer<P> {
     /// with `Clone`, on tokio's timer.
     pub fn new(policy: P) -> Self {
         RetryLayer {
-            shared: Shared { policy, clone_request: ByClone, sleeper: TokioSleeper, clock: TokioClock },
+            shared: Shared {
+                policy,
+                clone_request: ByClone,
+                sleeper: TokioSleeper,
+                clock: TokioClock,
+                ready: Always,
+                cancel: NoCancel,
+            },
         }
     }
 }
 
-impl<P, Q, Z, K> RetryLayer<P, Q, Z, K> {
+impl<P, Q, Z, K, U, X> RetryLayer<P, Q, Z, K, U, X> {
     /// Clones requests with `clone_request` (any `Fn(&Req) -> Option<Req>`,
     /// or [`IdempotentOnly`](crate::http::IdempotentOnly)); a request it
     /// returns `None` for is sent once.
-    pub fn clone_requests_with<Q2>(self, clone_request: Q2) -> RetryLayer<P, Q2, Z, K> {
-        let Shared { policy, sleeper, clock, .. } = self.shared;
-        RetryLayer { shared: Shared { policy, clone_request, sleeper, clock } }
+    pub fn clone_requests_with<Q2>(self, clone_request: Q2) -> RetryLayer<P, Q2, Z, K, U, X> {
+        let Shared { policy, sleeper, clock, ready, cancel, .. } = self.shared;
+        RetryLayer { shared: Shared { policy, clone_request, sleeper, clock, ready, cancel } }
     }
 
     /// Waits with `sleeper` and measures the deadline on `clock`: another
     /// runtime's timer, or a `RecordingSleeper` (feature `test-util`) and its
     /// clock in tests.
-    pub fn with_timer<Z2: Sleeper, K2: Clock>(self, sleeper: Z2, clock: K2) -> RetryLayer<P, Q, Z2, K2> {
-        let Shared { policy, clone_request, .. } = self.shared;
-        RetryLayer { shared: Shared { policy, clone_request, sleeper, clock } }
+    pub fn with_timer<Z2: Sleeper, K2: Clock>(
+        self,
+        sleeper: Z2,
+        clock: K2,
+    ) -> RetryLayer<P, Q, Z2, K2, U, X> {
+        let Shared { policy, clone_request, ready, cancel, .. } = self.shared;
+        RetryLayer { shared: Shared { policy, clone_request, sleeper, clock, ready, cancel } }
+    }
+
+    /// Polls: a response the classifier accepts but for which `ready` is
+    /// false is retried as a transient failure, on the schedule and under
+    /// every limit (a job still running). The last one is returned if the
+    /// retrying stops on it.
+    pub fn until<U2>(self, ready: U2) -> RetryLayer<P, Q, Z, K, U2, X> {
+        let Shared { policy, clone_request, sleeper, clock, cancel, .. } = self.shared;
+        RetryLayer { shared: Shared { policy, clone_request, sleeper, clock, ready, cancel } }
+    }
+
+    /// Gives each request a cancel signal made by `signal` (any
+    /// `Fn() -> impl Future<Output = ()>`, such as
+    /// `move || token.clone().cancelled_owned()` for `tokio_util`'s
+    /// `CancellationToken`): when it fires, the request stops at once with
+    /// [`StopReason::Cancelled`](crate::StopReason::Cancelled) (see
+    /// [polling and cancelling](self#polling-and-cancelling)).
+    pub fn cancel_on<X2>(self, signal: X2) -> RetryLayer<P, Q, Z, K, U, X2> {
+        let Shared { policy, clone_request, sleeper, clock, ready, .. } = self.shared;
+        RetryLayer { shared: Shared { policy, clone_request, sleeper, clock, ready, cancel: signal } }
     }
 
     /// The policy.
@@ -191,25 +233,31 @@ impl<P, Q, Z, K> RetryLayer<P, Q, Z, K> {
     }
 }
 
-impl<P: fmt::Debug, Q: fmt::Debug, Z: fmt::Debug, K: fmt::Debug> fmt::Debug for RetryLayer<P, Q, Z, K> {
+impl<P: fmt::Debug, Q: fmt::Debug, Z: fmt::Debug, K: fmt::Debug, U, X> fmt::Debug
+    for RetryLayer<P, Q, Z, K, U, X>
+{
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.shared.fmt(f)
     }
 }
 
-impl<P: fmt::Debug, Q: fmt::Debug, Z: fmt::Debug, K: fmt::Debug> fmt::Debug for Shared<P, Q, Z, K> {
+impl<P: fmt::Debug, Q: fmt::Debug, Z: fmt::Debug, K: fmt::Debug, U, X> fmt::Debug
+    for Shared<P, Q, Z, K, U, X>
+{
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("RetryLayer")
             .field("policy", &self.policy)
             .field("clone_request", &self.clone_request)
             .field("sleeper", &self.sleeper)
             .field("clock", &self.clock)
-            .finish()
+            .finish_non_exhaustive()
     }
 }
 
-impl<Svc, P: Clone, Q: Clone, Z: Clone, K: Clone> Layer<Svc> for RetryLayer<P, Q, Z, K> {
-    type Service = Retry<Svc, P, Q, Z, K>;
+impl<Svc, P: Clone, Q: Clone, Z: Clone, K: Clone, U: Clone, X: Clone> Layer<Svc>
+    for RetryLayer<P, Q, Z, K, U, X>
+{
+    type Service = Retry<Svc, P, Q, Z, K, U, X>;
 
     fn layer(&self, inner: Svc) -> Self::Service {
         Retry { inner, shared: Arc::new(self.shared.clone()) }
@@ -217,27 +265,19 @@ impl<Svc, P: Clone, Q: Clone, Z: Clone, K: Clone> Layer<Svc> for RetryLayer<P, Q
 }
 
 /// A service that retries failed calls of `Svc`: see the [module docs](self).
-pub struct Retry<Svc, P, Q = ByClone, Z = TokioSleeper, K = TokioClock> {
+pub struct Retry<Svc, P, Q = ByClone, Z = TokioSleeper, K = TokioClock, U = Always, X = NoCancel> {
     inner: Svc,
-    shared: Arc<Shared<P, Q, Z, K>>,
+    shared: Arc<Shared<P, Q, Z, K, U, X>>,
 }
 
 impl<Svc, P> Retry<Svc, P> {
     /// Wraps `inner`, as [`RetryLayer::new`]`(policy).layer(inner)` does.
     pub fn new(inner: Svc, policy: P) -> Self {
-        Retry {
-            inner,
-            shared: Arc::new(Shared {
-                policy,
-                clone_request: ByClone,
-                sleeper: TokioSleeper,
-                clock: TokioClock,
-            }),
-        }
+        Retry { inner, shared: Arc::new(RetryLayer::new(policy).shared) }
     }
 }
 
-impl<Svc, P, Q, Z, K> Retry<Svc, P, Q, Z, K> {
+impl<Svc, P, Q, Z, K, U, X> Retry<Svc, P, Q, Z, K, U, X> {
     /// The inner service.
     pub const fn get_ref(&self) -> &Svc {
         &self.inner
@@ -259,84 +299,42 @@ impl<Svc, P, Q, Z, K> Retry<Svc, P, Q, Z, K> {
     }
 }
 
-impl<Svc: Clone, P, Q, Z, K> Clone for Retry<Svc, P, Q, Z, K> {
+impl<Svc: Clone, P, Q, Z, K, U, X> Clone for Retry<Svc, P, Q, Z, K, U, X> {
     fn clone(&self) -> Self {
         Retry { inner: self.inner.clone(), shared: Arc::clone(&self.shared) }
     }
 }
 
-impl<Svc: fmt::Debug, P: fmt::Debug, Q: fmt::Debug, Z: fmt::Debug, K: fmt::Debug> fmt::Debug
-    for Retry<Svc, P, Q, Z, K>
+impl<Svc: fmt::Debug, P: fmt::Debug, Q: fmt::Debug, Z: fmt::Debug, K: fmt::Debug, U, X> fmt::Debug
+    for Retry<Svc, P, Q, Z, K, U, X>
 {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Retry").field("inner", &self.inner).field("layer", &self.shared).finish()
     }
 }
 
-impl<Svc, Req, S, C, N, B, T, Q, Z, K> Service<Req> for Retry<Svc, RetryPolicy<S, C, N, B, T>, Q, Z, K>
+impl<Svc, Req, S, C, T, Q, Z, K, U, X> Service<Req> for Retry<Svc, RetryPolicy<S, C, T>, Q, Z, K, U, X>
 where
     Svc: Service<Req> + Clone,
     Svc::Error: fmt::Display + FromTimedOut,
     S: Schedule,
-    S::Delays: Send + 'static,
     C: ClassifyResult<Svc::Response, Svc::Error>,
-    N: Notify<FailedAttempt<Svc::Response, Svc::Error>>,
-    B: Budget,
-    T: TimeoutFor<Svc::Error>,
+    T: Timeout,
     Q: CloneRequest<Req>,
     Z: Sleeper,
     K: Clock,
+    U: Ready<Svc::Response>,
+    X: CancelSignal<Svc::Error>,
 {
     type Response = Svc::Response;
     type Error = Svc::Error;
-    type Future = ResponseFuture<Svc, Req, RetryPolicy<S, C, N, B, T>, Q, Z, K>;
+    type Future = ResponseFuture<Svc, Req, S, C, T, Q, Z, K, U, X>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
         self.inner.poll_ready(cx)
     }
 
     fn call(&mut self, request: Req) -> Self::Future {
-        let shared = &*self.shared;
-        let spare = shared.clone_request.clone_request(&request);
-        let service = spare.as_ref().map(|_| self.inner.clone());
-        let timeout = <T as TimeoutFor<Svc::Error>>::timeout(&shared.policy.timeout);
-        let attempts = Attempts::start(&shared.policy, timeout, &shared.clock);
-        if shared.policy.limiter.is_set() {
-            // Attempt 1 waits for its token on a clone of the service, readied
-            // by the future as a retry's is.
-            let service = self.inner.clone();
-            return ResponseFuture::admitting(Arc::clone(&self.shared), service, request, attempts);
-        }
-        let limit = attempts.attempt_limit(&shared.clock);
-        let timer = limit.map(|cut| shared.sleeper.cut_after(cut));
-        let future = self.inner.call(request);
-        ResponseFuture::new(Arc::clone(&self.shared), service, spare, attempts, limit, future, timer)
-    }
-}
-
-/// The decision's handle on the policy's budget: the request's future owns
-/// the shared state, so the decision reaches the budget through it.
-impl<S, C, N, B: Budget, T, Q, Z, K> Budget for Shared<RetryPolicy<S, C, N, B, T>, Q, Z, K> {
-    const READS_LAST_FAILURE: bool = B::READS_LAST_FAILURE;
-
-    #[inline]
-    fn withdraw(&self, failure: &Failure) -> bool {
-        self.policy.budget.withdraw(failure)
-    }
-    #[inline]
-    fn deposit(&self, attempt: u32, last_failure: Option<&Failure>) {
-        self.policy.budget.deposit(attempt, last_failure)
-    }
-    #[inline]
-    fn record_failure(&self, failure: &Failure) {
-        self.policy.budget.record_failure(failure)
-    }
-    #[inline]
-    fn record_request(&self) {
-        self.policy.budget.record_request()
-    }
-    #[inline]
-    fn metrics(&self) -> Option<BudgetMetrics> {
-        self.policy.budget.metrics()
+        ResponseFuture::start(Arc::clone(&self.shared), &mut self.inner, request)
     }
 }
