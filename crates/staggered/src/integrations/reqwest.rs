@@ -70,11 +70,10 @@ use reqwest_middleware::{Middleware, Next};
 use crate::classify::{ClassifyResult, DefaultRules, Failure, ResponseRules};
 use crate::http::ClassifyHttp;
 use crate::retry::event::NoNotify;
-use crate::retry::future::{attempt_within, race};
+use crate::retry::future::{drive, Sending};
 use crate::retry::judge::{Judge, Outcomes};
-use crate::retry::operation::{After, Before, Operation, Stopped};
 use crate::retry::timeout::Timeout;
-use crate::service::{Always, CancelError, CancelSignal, FailedAttempt, NoCancel, Ready};
+use crate::service::{give_back, Always, CancelError, CancelSignal, FailedAttempt, NoCancel, Ready};
 use crate::sleep::{Clock, Sleeper, TokioClock, TokioSleeper};
 use crate::{Cancelled, RetryPolicy, Schedule, StopReason, TimedOut};
 
@@ -347,6 +346,7 @@ where
     U: Ready<Response> + Send + Sync,
     X: CancelSignal<Error> + Send + Sync,
     X::Signal: Send,
+    X::Fired: Send,
 {
     /// Whether `request` may be sent more than once.
     fn is_repeatable(&self, request: &Request, extensions: &Extensions) -> bool {
@@ -361,68 +361,38 @@ where
         extensions: &mut Extensions,
         next: Next<'_>,
     ) -> Result<Response, Error> {
-        let (policy, clock) = (&self.policy, &self.clock);
-        let judge = HttpOutcomes { classifier: &policy.classifier, ready: &self.ready };
-        let mut spare = if self.is_repeatable(&request, extensions) { request.try_clone() } else { None };
-        let mut request = Some(request);
-        let mut operation = Operation::start(policy, policy.service_limits(), clock);
-        let mut cancel = core::pin::pin!(self.cancel.signal());
-        loop {
-            let wait = match operation.before(policy, &NoNotify, clock) {
-                Before::Send { limit, .. } => {
-                    operation.set_repeatable(spare.is_some());
-                    let Some(sent) = request.take() else {
-                        unreachable!("a request is kept for each attempt")
-                    };
-                    let attempt = attempt_within(next.clone().run(sent, extensions), limit, &self.sleeper);
-                    let attempted = match race(attempt, cancel.as_mut()).await {
-                        Ok(attempted) => attempted,
-                        Err(fired) => {
-                            return give_back(operation.cancel(policy, &NoNotify, clock), || {
-                                fired.into_error()
-                            })
-                        }
-                    };
-                    match operation.after(policy, &NoNotify, &judge, attempted, clock) {
-                        After::Done(done) => {
-                            return done
-                                .value
-                                .map(|response| report(response, done.attempts, done.waited, None))
-                        }
-                        After::Stop(stopped) => {
-                            return give_back(stopped, || unreachable!("an attempt failed"))
-                        }
-                        After::Wait(delay) => {
-                            request = spare.take();
-                            spare = request.as_ref().and_then(Request::try_clone);
-                            delay
-                        }
-                    }
-                }
-                Before::Wait(wait) => wait,
-                Before::Stop(stopped) => {
-                    let after = operation.time_left(clock).unwrap_or(Duration::ZERO);
-                    return give_back(stopped, || Error::from(TimedOut { after }));
+        let policy = &self.policy;
+        let spare = if self.is_repeatable(&request, extensions) { request.try_clone() } else { None };
+        let (mut first, mut pending) = (Some(request), spare);
+        let send = |_, _| {
+            // Each attempt sends its own copy of the request, with its own
+            // copy of the extensions, so the futures of two attempts share nothing.
+            let request = first.take().or_else(|| {
+                let request = pending.take();
+                pending = request.as_ref().and_then(Request::try_clone);
+                request
+            });
+            let (next, mut extensions) = (next.clone(), extensions.clone());
+            let future = async move {
+                match request {
+                    Some(request) => next.run(request, &mut extensions).await,
+                    None => unreachable!("an attempt is sent only when the request can be"),
                 }
             };
-            if let Err(fired) = race(self.sleeper.sleep(wait), cancel.as_mut()).await {
-                return give_back(operation.cancel(policy, &NoNotify, clock), || fired.into_error());
+            Sending { future, repeatable: pending.is_some() }
+        };
+        let judge = HttpOutcomes { classifier: &policy.classifier, ready: &self.ready };
+        let mut fired = None;
+        let cancel = async { fired = Some(self.cancel.signal().await) };
+        let limits = policy.service_limits();
+        match drive(policy, limits, send, &judge, &NoNotify, &self.sleeper, &self.clock, cancel).await {
+            Ok(done) => done.value.map(|response| report(response, done.attempts, done.waited, None)),
+            Err(stopped) => {
+                let (reason, attempts, waited) = (stopped.reason, stopped.attempts, stopped.waited);
+                give_back(stopped, fired.map(CancelError::into_error))
+                    .map(|response| report(response, attempts, waited, Some(reason)))
             }
         }
-    }
-}
-
-/// What the caller gets when the retrying stops: the last failed attempt's
-/// outcome as it came, with the report, or `otherwise` when no attempt had
-/// ended.
-fn give_back(
-    stopped: Stopped<FailedAttempt<Response, Error>>,
-    otherwise: impl FnOnce() -> Error,
-) -> Result<Response, Error> {
-    let Stopped { reason, attempts, waited, last } = stopped;
-    match last {
-        Some(failed) => failed.into_result().map(|response| report(response, attempts, waited, Some(reason))),
-        None => Err(otherwise()),
     }
 }
 
@@ -444,6 +414,7 @@ where
     U: Ready<Response> + Send + Sync + 'static,
     X: CancelSignal<Error> + Send + Sync + 'static,
     X::Signal: Send,
+    X::Fired: Send,
 {
     // The shape `async_trait` gives the trait's method, written out so that
     // this crate does not need the macro.

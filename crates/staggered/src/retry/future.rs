@@ -1,10 +1,9 @@
-//! The async driver: the blocking driver's loop, awaiting instead of
-//! blocking, on any runtime through [`Sleeper`] and [`Clock`]. Each attempt
-//! races its time limit (the per-attempt timeout, cut to the deadline) and
-//! the caller's cancel signal; each wait races the cancel signal. Dropping
-//! the future cancels too: it owns nothing but the operation's future and
-//! a timer, and a retry the budget paid for but that was never sent is
-//! given back.
+//! The async loop, one body for every async driver (`.retry(op)`, the
+//! tower layer, the reqwest middleware, tonic calls): it asks the machine
+//! ([`Operation`]) what to do, races each attempt against its time limit
+//! and the caller's cancel signal, and sleeps. Dropping the future cancels
+//! too: it owns nothing but the attempt's future and a timer, and a retry
+//! the budget paid for but never sent is given back.
 
 use core::future::{poll_fn, Future};
 use core::pin::pin;
@@ -18,14 +17,22 @@ use crate::retry::timeout::Timeout;
 use crate::sleep::{Clock, Sleeper};
 use crate::{Limits, Retried, RetryPolicy, Schedule, TimedOut};
 
-/// Awaits `op` until it succeeds or the policy gives up, or `cancel`
-/// completes; `judge` classifies each outcome and `hooks` hear the
-/// retries, besides the policy's own.
+/// An attempt as the driver sends it: its future, and whether the request
+/// could be sent again if it fails.
+pub(crate) struct Sending<Fut> {
+    pub(crate) future: Fut,
+    pub(crate) repeatable: bool,
+}
+
+/// Sends attempts with `send` (given the attempt's number, 1 for the first
+/// call, and its time limit, which a gRPC request carries) until one
+/// succeeds or the policy gives up, or `cancel` completes; `judge` classifies each outcome and `hooks` hear
+/// the retries, besides the policy's own.
 #[allow(clippy::too_many_arguments)]
 pub(crate) async fn drive<S, C, T, F, Fut, V, E, J, H, Z, K, X>(
     policy: &RetryPolicy<S, C, T>,
     limits: Limits,
-    mut op: F,
+    mut send: F,
     judge: &J,
     hooks: &H,
     sleeper: &Z,
@@ -35,7 +42,7 @@ pub(crate) async fn drive<S, C, T, F, Fut, V, E, J, H, Z, K, X>(
 where
     S: Schedule,
     T: Timeout,
-    F: FnMut(u32) -> Fut,
+    F: FnMut(u32, Option<Duration>) -> Sending<Fut>,
     Fut: Future<Output = Result<V, E>>,
     E: From<TimedOut>,
     J: Judge<V, E>,
@@ -49,8 +56,10 @@ where
     loop {
         let wait = match operation.before(policy, hooks, clock) {
             Before::Send { attempt, limit } => {
-                let Ok(attempted) = race(attempt_within(op(attempt), limit, sleeper), cancel.as_mut()).await
-                else {
+                let sending = send(attempt, limit);
+                operation.set_repeatable(sending.repeatable);
+                let attempt = attempt_within(sending.future, limit, sleeper);
+                let Ok(attempted) = race(attempt, cancel.as_mut()).await else {
                     return Err(operation.cancel(policy, hooks, clock));
                 };
                 match operation.after(policy, hooks, judge, attempted, clock) {
@@ -71,11 +80,7 @@ where
 
 /// One attempt under its time limit, if it has one: its outcome, or cut
 /// when `limit` passes first, failing with a [`TimedOut`].
-pub(crate) async fn attempt_within<V, E, W, Z>(
-    work: W,
-    limit: Option<Duration>,
-    sleeper: &Z,
-) -> Attempted<V, E>
+async fn attempt_within<V, E, W, Z>(work: W, limit: Option<Duration>, sleeper: &Z) -> Attempted<V, E>
 where
     W: Future<Output = Result<V, E>>,
     E: From<TimedOut>,

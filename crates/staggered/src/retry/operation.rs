@@ -93,24 +93,6 @@ impl<S: Schedule, I: Copy, X> Operation<S, I, X> {
     fn elapsed<K: Clock<Instant = I> + ?Sized>(&self, clock: &K) -> Duration {
         self.start.map_or(Duration::ZERO, |start| clock.since(start))
     }
-
-    /// The attempt in flight, or the next one (1 is the first call).
-    #[cfg(feature = "tower")]
-    pub(crate) const fn attempt(&self) -> u32 {
-        self.attempt
-    }
-
-    /// The time waited so far.
-    #[cfg(feature = "tower")]
-    pub(crate) const fn waited(&self) -> Duration {
-        self.waited
-    }
-
-    /// The time left before the deadline, if there is one.
-    #[cfg(any(feature = "tower", feature = "reqwest"))]
-    pub(crate) fn time_left<K: Clock<Instant = I> + ?Sized>(&self, clock: &K) -> Option<Duration> {
-        self.limits.time_left(self.elapsed(clock))
-    }
 }
 
 impl<S: Schedule, I: Copy, X: fmt::Display> Operation<S, I, X> {
@@ -141,7 +123,6 @@ impl<S: Schedule, I: Copy, X: fmt::Display> Operation<S, I, X> {
 
     /// Says whether the attempt in flight can be sent again (see
     /// [`Decision::set_repeatable`]).
-    #[cfg(any(feature = "tower", feature = "reqwest"))]
     pub(crate) fn set_repeatable(&mut self, repeatable: bool) {
         self.repeatable = repeatable;
     }

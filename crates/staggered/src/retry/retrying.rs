@@ -35,6 +35,7 @@ use core::time::Duration;
 
 use crate::classify::{Classifier, Failure, RetryIf};
 use crate::retry::event::{GiveUpEvent, Hooks, NoNotify, Notify, OnGiveUp, OnRetry, RetryEvent};
+use crate::retry::future::Sending;
 pub use crate::retry::judge::{Always, Readiness, Until};
 use crate::retry::judge::{Call, Judge};
 use crate::retry::timeout::{CanBlock, FromTimedOut, Timeout};
@@ -470,12 +471,21 @@ where
     /// # Errors
     /// As [`call`](Retrying::call).
     pub async fn run(self) -> Result<Retried<V>, RetryError<E, U::Unready>> {
-        let Retrying { policy, op, classifier, ready, hooks, cancel, timer, .. } = self;
+        let Retrying { policy, mut op, classifier, ready, hooks, cancel, timer, .. } = self;
         let judge = Call { classifier: classifier.pick(&policy.classifier), ready: &ready };
         let (sleeper, clock) = (timer.sleeper(), timer.clock());
-        let cancel = cancel.into_future();
-        crate::retry::future::drive(policy, policy.limits, op, &judge, &hooks, sleeper, clock, cancel)
-            .await
-            .map_err(|stopped| stopped.into_error(<Call<'_, W::Classifier, U> as Judge<V, E>>::last))
+        let send = |attempt, _| Sending { future: op(attempt), repeatable: true };
+        crate::retry::future::drive(
+            policy,
+            policy.limits,
+            send,
+            &judge,
+            &hooks,
+            sleeper,
+            clock,
+            cancel.into_future(),
+        )
+        .await
+        .map_err(|stopped| stopped.into_error(<Call<'_, W::Classifier, U> as Judge<V, E>>::last))
     }
 }

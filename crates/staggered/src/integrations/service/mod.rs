@@ -131,6 +131,23 @@ impl<E: From<Cancelled>, F: Fn() -> Fut, Fut: Future<Output = ()>> CancelSignal<
     }
 }
 
+/// What a service driver gives its caller when the retrying stops: the last
+/// failed attempt's outcome as it came; when no attempt had ended, the
+/// error `fired` by the cancel signal, or else a [`TimedOut`](crate::TimedOut)
+/// after no time at all: the rate limiter had no token for attempt 1
+/// before the deadline.
+#[cfg(any(feature = "tower", feature = "reqwest"))]
+pub(crate) fn give_back<Res, Err: From<crate::TimedOut>>(
+    stopped: crate::retry::operation::Stopped<FailedAttempt<Res, Err>>,
+    fired: Option<Err>,
+) -> Result<Res, Err> {
+    match (stopped.last, fired) {
+        (Some(failed), _) => failed.into_result(),
+        (None, Some(error)) => Err(error),
+        (None, None) => Err(Err::from(crate::TimedOut { after: core::time::Duration::ZERO })),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

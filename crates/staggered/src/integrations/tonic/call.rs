@@ -15,9 +15,8 @@ use ::tonic::{Request, Response, Status};
 
 use super::classify::{is_client_timeout, ClassifyStatus, Statuses};
 use crate::retry::event::{GiveUpEvent, Hooks, NoNotify, Notify, OnGiveUp, OnRetry, RetryEvent};
-use crate::retry::future::race;
+use crate::retry::future::{drive, Sending};
 use crate::retry::judge::{Always, Call, Judge, Readiness, Until};
-use crate::retry::operation::{After, Attempted, Before, Operation};
 use crate::retry::retrying::{Async, DefaultTimer, NoCancel, Timer, TimerFor};
 use crate::retry::timeout::Timeout;
 use crate::sleep::{Clock, Sleeper};
@@ -253,55 +252,31 @@ where
         let (sleeper, clock) = (timer.sleeper(), timer.clock());
         let classifier = Statuses(&policy.classifier);
         let judge = Call { classifier: &classifier, ready: &ready };
-        let mut cancel = core::pin::pin!(cancel.into_future());
-        let mut operation = Operation::start(policy, grpc_limits(policy.service_limits()), clock);
-        let stopped = loop {
-            let wait = match operation.before(policy, &hooks, clock) {
-                Before::Send { attempt, limit } => {
-                    let sent = call(client.clone(), request(&message, attempt, limit));
-                    let Ok(attempted) = race(within(sent, limit, sleeper, clock), cancel.as_mut()).await
-                    else {
-                        break operation.cancel(policy, &hooks, clock);
-                    };
-                    match operation.after(policy, &hooks, &judge, attempted, clock) {
-                        After::Done(done) => return Ok(done),
-                        After::Stop(stopped) => break stopped,
-                        After::Wait(delay) => delay,
-                    }
-                }
-                Before::Wait(wait) => wait,
-                Before::Stop(stopped) => break stopped,
-            };
-            if race(sleeper.sleep(wait), cancel.as_mut()).await.is_err() {
-                break operation.cancel(policy, &hooks, clock);
-            }
+        let send = |attempt, limit| {
+            let sent = call(client.clone(), request(&message, attempt, limit));
+            Sending { future: cut_by_channel(sent, limit, clock), repeatable: true }
         };
-        Err(stopped.into_error(<Call<'_, Statuses<'_, C>, U> as Judge<Response<R>, Status>>::last))
+        let limits = grpc_limits(policy.service_limits());
+        drive(policy, limits, send, &judge, &hooks, sleeper, clock, cancel.into_future()).await.map_err(
+            |stopped| stopped.into_error(<Call<'_, Statuses<'_, C>, U> as Judge<Response<R>, Status>>::last),
+        )
     }
 }
 
-/// One attempt under its time limit: its outcome, or cut when `limit`
-/// passes. tonic's channel enforces the `grpc-timeout` it was given, the
-/// same limit as the cut: whichever timer fired first, the attempt was cut.
-async fn within<R, W, Z, K>(
-    sent: W,
-    limit: Option<Duration>,
-    sleeper: &Z,
-    clock: &K,
-) -> Attempted<Response<R>, Status>
+/// A call whose channel gave up at the time limit it was given: tonic's
+/// channel enforces the `grpc-timeout`, the same limit the loop cuts at, so
+/// whichever timer fired first, the attempt was cut (a [`TimedOut`]).
+async fn cut_by_channel<R, W, K>(sent: W, limit: Option<Duration>, clock: &K) -> Result<Response<R>, Status>
 where
     W: Future<Output = Result<Response<R>, Status>>,
-    Z: Sleeper + ?Sized,
     K: Clock + ?Sized,
 {
-    let Some(after) = limit else { return Attempted::Ended(sent.await) };
     let started = clock.now();
-    match race(sent, sleeper.cut_after(after)).await {
-        Ok(Err(status)) if is_client_timeout(&status) && clock.since(started) >= after => {
-            Attempted::Cut(Status::from(TimedOut { after }))
+    match (sent.await, limit) {
+        (Err(status), Some(after)) if is_client_timeout(&status) && clock.since(started) >= after => {
+            Err(Status::from(TimedOut { after }))
         }
-        Ok(outcome) => Attempted::Ended(outcome),
-        Err(()) => Attempted::Cut(Status::from(TimedOut { after })),
+        (outcome, _) => outcome,
     }
 }
 

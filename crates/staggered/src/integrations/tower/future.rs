@@ -15,9 +15,9 @@ use tower_service::Service;
 use super::Shared;
 use crate::retry::event::NoNotify;
 use crate::retry::judge::{Outcomes, Ready};
-use crate::retry::operation::{After, Attempted, Before, Operation, Stopped};
+use crate::retry::operation::{After, Attempted, Before, Operation};
 use crate::retry::timeout::{FromTimedOut, Timeout};
-use crate::service::{CancelError, CancelSignal, ClassifyResult, CloneRequest, FailedAttempt};
+use crate::service::{give_back, CancelError, CancelSignal, ClassifyResult, CloneRequest, FailedAttempt};
 use crate::sleep::{Clock, Sleeper};
 use crate::{RetryPolicy, Schedule, TimedOut};
 
@@ -95,34 +95,10 @@ where
             Before::Wait(wait) => {
                 (State::Waiting { sleep: shared.sleeper.sleep(wait) }, Some(inner.clone()), Some(request))
             }
-            Before::Stop(stopped) => {
-                let outcome = give_back(stopped, || unsent(&operation, &shared.clock));
-                (State::Stopped { outcome: Some(outcome) }, None, None)
-            }
+            Before::Stop(stopped) => (State::Stopped { outcome: Some(give_back(stopped, None)) }, None, None),
         };
         ResponseFuture { shared, service, request, operation, cancel, state }
     }
-}
-
-/// What the caller gets when the retrying stops: the last failed attempt's
-/// outcome as it came, or `otherwise` when no attempt had ended.
-fn give_back<Res, Err>(
-    stopped: Stopped<FailedAttempt<Res, Err>>,
-    otherwise: impl FnOnce() -> Err,
-) -> Result<Res, Err> {
-    match stopped.last {
-        Some(failed) => failed.into_result(),
-        None => Err(otherwise()),
-    }
-}
-
-/// The error of a request stopped before any attempt ended because the rate
-/// limiter had no token before the deadline: the deadline passed first.
-fn unsent<S: Schedule, K: Clock, X, E: From<TimedOut>>(
-    operation: &Operation<S, K::Instant, X>,
-    clock: &K,
-) -> E {
-    E::from(TimedOut { after: operation.time_left(clock).unwrap_or(Duration::ZERO) })
 }
 
 impl<Svc, Req, S, C, T, Q, Z, K, U, X> fmt::Debug for ResponseFuture<Svc, Req, S, C, T, Q, Z, K, U, X>
@@ -141,8 +117,6 @@ where
             State::Stopped { .. } => "stopped",
         };
         f.debug_struct("ResponseFuture")
-            .field("attempt", &self.operation.attempt())
-            .field("waited", &self.operation.waited())
             .field("retryable", &self.service.is_some())
             .field("state", &state)
             .finish_non_exhaustive()
@@ -177,7 +151,7 @@ where
                 // Dropping the state drops an attempt in flight.
                 this.state.set(State::Stopped { outcome: None });
                 let stopped = this.operation.cancel(policy, &NoNotify, clock);
-                return Poll::Ready(give_back(stopped, || fired.into_error()));
+                return Poll::Ready(give_back(stopped, Some(fired.into_error())));
             }
             match this.state.as_mut().project() {
                 StateProj::Calling { future, timer, limit } => {
@@ -198,9 +172,7 @@ where
                         After::Wait(delay) => {
                             this.state.set(State::Waiting { sleep: shared.sleeper.sleep(delay) })
                         }
-                        After::Stop(stopped) => {
-                            return Poll::Ready(give_back(stopped, || unsent(this.operation, clock)))
-                        }
+                        After::Stop(stopped) => return Poll::Ready(give_back(stopped, None)),
                     }
                 }
                 StateProj::Waiting { sleep } => {
@@ -227,9 +199,7 @@ where
                         Before::Wait(wait) => {
                             this.state.set(State::Waiting { sleep: shared.sleeper.sleep(wait) })
                         }
-                        Before::Stop(stopped) => {
-                            return Poll::Ready(give_back(stopped, || unsent(this.operation, clock)))
-                        }
+                        Before::Stop(stopped) => return Poll::Ready(give_back(stopped, None)),
                     }
                 }
                 StateProj::Stopped { .. } => unreachable!("handled above"),
