@@ -17,11 +17,13 @@
 //! the last status line and the header lines after it are what counts.
 
 use std::fs;
-use std::io;
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 use http::header::{HeaderMap, HeaderName, HeaderValue};
 use http::StatusCode;
+use rustix::fs::{Mode, OFlags};
+use rustix::io::Errno;
 use staggered::http::ClassifyHttp;
 use staggered::{Failure, Hint};
 
@@ -113,35 +115,49 @@ impl HeaderDump {
     /// # Errors
     /// When the file exists and cannot be emptied.
     pub fn clear(&self) -> io::Result<()> {
-        match fs::OpenOptions::new().write(true).truncate(true).open(&self.path) {
-            Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(()),
-            other => other.map(drop),
-        }
+        open_regular(&self.path, OFlags::WRONLY)?.map_or(Ok(()), |file| file.set_len(0))
     }
 
     /// The last response in the file, classified; `None` when the file is
     /// missing or holds no status line.
     ///
     /// # Errors
-    /// When the file cannot be read, or is too large to be a header dump.
+    /// When the file cannot be read, is not a regular file, or is too
+    /// large to be a header dump.
     pub fn read(&self) -> io::Result<Option<Response>> {
-        let bytes = match fs::metadata(&self.path) {
-            Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(None),
-            Err(err) => return Err(err),
-            Ok(meta) if meta.len() > MAX_BYTES => {
-                return Err(io::Error::other(format!(
-                    "larger than {} KiB, not a header dump",
-                    MAX_BYTES >> 10
-                )))
-            }
-            Ok(_) => fs::read(&self.path)?,
-        };
+        let Some(file) = open_regular(&self.path, OFlags::RDONLY)? else { return Ok(None) };
+        let mut bytes = Vec::new();
+        file.take(MAX_BYTES + 1).read_to_end(&mut bytes)?;
+        if bytes.len() as u64 > MAX_BYTES {
+            return Err(io::Error::other(format!("larger than {} KiB, not a header dump", MAX_BYTES >> 10)));
+        }
         Ok(parse_last(&bytes).map(|(status, reason, headers)| Response {
             status: status.as_u16(),
             reason,
             failure: self.classify.classify_parts(status, &headers),
         }))
     }
+}
+
+/// Opens the regular file at `path` for `access`; `None` if it does not
+/// exist. Nothing else is opened, and nothing blocks: a FIFO would block
+/// `open()` until a writer came, deaf to signals, and a device such as
+/// `/dev/zero` never ends. The type is checked on the opened file, so the
+/// path cannot change in between; a FIFO or socket that nothing reads
+/// refuses to open for writing (ENXIO), which is the same answer.
+fn open_regular(path: &Path, access: OFlags) -> io::Result<Option<fs::File>> {
+    let flags = access | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
+    let not_regular = || io::Error::other("not a regular file");
+    let file = match rustix::fs::open(path, flags, Mode::empty()) {
+        Ok(fd) => fs::File::from(fd),
+        Err(Errno::NOENT) => return Ok(None),
+        Err(Errno::NXIO) => return Err(not_regular()),
+        Err(err) => return Err(err.into()),
+    };
+    if !file.metadata()?.is_file() {
+        return Err(not_regular());
+    }
+    Ok(Some(file))
 }
 
 /// The last response in a header dump: its status, reason phrase and
