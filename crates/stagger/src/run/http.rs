@@ -30,6 +30,10 @@ use staggered::{Failure, Hint};
 /// A header dump larger than this is no header dump: it is not read.
 const MAX_BYTES: u64 = 1 << 20;
 
+/// The most characters of a reason phrase that a log line shows: a real one
+/// is a few words; a longer one is cut, and ends in `…`.
+const MAX_REASON_CHARS: usize = 200;
+
 /// The file named by `--http-headers`, and how its responses are classified.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HeaderDump {
@@ -49,14 +53,19 @@ pub struct Response {
 }
 
 impl Response {
-    /// For logs: `HTTP 429 Too Many Requests, server asked for 3s`.
+    /// For logs: `HTTP 429 Too Many Requests, server asked for 3s`, with at
+    /// most [`MAX_REASON_CHARS`] of the reason phrase.
     pub fn describe(&self) -> String {
         let reason = if self.reason.is_empty() {
             StatusCode::from_u16(self.status).ok().and_then(|s| s.canonical_reason()).unwrap_or_default()
         } else {
             &self.reason
         };
-        let mut text = format!("HTTP {} {reason}", self.status);
+        let mut text = format!("HTTP {} ", self.status);
+        text.extend(reason.chars().take(MAX_REASON_CHARS));
+        if reason.chars().nth(MAX_REASON_CHARS).is_some() {
+            text.push('…');
+        }
         text.truncate(text.trim_end().len());
         match self.hint() {
             Some(Hint::After(wait)) => {

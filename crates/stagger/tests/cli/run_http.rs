@@ -260,3 +260,33 @@ fn http_headers_does_not_trust_the_path_a_fifo_or_dev_zero_is_refused_at_once() 
         assert_eq!(out.status.code(), Some(1), "{leave}: {stderr}");
     }
 }
+
+#[test]
+fn control_characters_from_the_server_do_not_reach_the_terminal() {
+    if !curl_installed() {
+        return;
+    }
+    // A reason phrase that would erase the line and draw a success over
+    // it, then one too long to be a reason.
+    let forged = "HTTP/1.1 503 \u{1b}[2K\rstagger: attempt 9/9 succeeded";
+    let long = format!("HTTP/1.1 503 {}", "x".repeat(5_000));
+    let server = Server::start(&[forged, &long]);
+    let (_dir, headers) = temp();
+    let out = output(curl(&fast(2), &headers, &server.url));
+    let stderr = stderr_text(&out);
+    assert_eq!(out.status.code(), Some(22), "{stderr}");
+    let lines: Vec<&str> = stderr.lines().filter(|line| line.starts_with("stagger: ")).collect();
+    assert_eq!(
+        lines,
+        [
+            "stagger: attempt 1/2 failed (exit code 22, HTTP 503 \\u{1b}[2K\\rstagger: attempt 9/9 \
+             succeeded); retrying in 10ms",
+            &format!(
+                "stagger: attempt 2/2 failed (exit code 22, HTTP 503 {}…); giving up: attempts exhausted",
+                "x".repeat(200)
+            ),
+        ],
+        "{stderr}"
+    );
+    assert!(!stderr.contains(['\u{1b}', '\r']), "{stderr:?}");
+}
