@@ -148,12 +148,11 @@ impl HeaderDump {
     }
 }
 
-/// Opens the regular file at `path` for `access`; `None` if it does not
-/// exist. Nothing else is opened, and nothing blocks: a FIFO would block
-/// `open()` until a writer came, deaf to signals, and a device such as
-/// `/dev/zero` never ends. The type is checked on the opened file, so the
-/// path cannot change in between; a FIFO or socket that nothing reads
-/// refuses to open for writing (ENXIO), which is the same answer.
+/// Opens `path` for `access` if it is a regular file; `None` if it does not
+/// exist. It never blocks (a FIFO's `open()` waits for the other end, deaf
+/// to signals) and refuses anything else (`/dev/zero` never ends), checking
+/// the opened file so that the path cannot change in between. A FIFO or
+/// socket with no reader refuses to open for writing (ENXIO): the same.
 fn open_regular(path: &Path, access: OFlags) -> io::Result<Option<fs::File>> {
     let flags = access | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
     let not_regular = || io::Error::other("not a regular file");

@@ -197,15 +197,9 @@ fn message(outcome: &Outcome, response: Option<&Response>) -> String {
 /// `\r`): a server's reason phrase could otherwise move the cursor and draw
 /// over a line. JSON escapes them its own way.
 fn printable(text: &str) -> String {
-    let mut shown = String::with_capacity(text.len());
-    for c in text.chars() {
-        if c.is_control() {
-            shown.extend(c.escape_default());
-        } else {
-            shown.push(c);
-        }
-    }
-    shown
+    text.chars()
+        .map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() })
+        .collect()
 }
 
 /// Why the retrying stopped, in words: the library's, with what the
