@@ -25,8 +25,8 @@ pub struct ManArgs {
     /// The subcommand whose page to print (`run` gives stagger-run(1));
     /// without one, the page of `stagger` itself.
     pub command: Option<String>,
-    /// Write every page (stagger.1, stagger-run.1, ...) into this directory
-    /// instead of printing one.
+    /// Write every page (stagger.1, stagger-run.1, ...) into this directory,
+    /// created if need be, instead of printing one.
     #[arg(long, value_name = "DIR", conflicts_with = "command")]
     pub out_dir: Option<PathBuf>,
 }
@@ -43,7 +43,8 @@ pub fn man(args: &ManArgs) -> anyhow::Result<Exit> {
     let mut command = Cli::command().disable_help_subcommand(true);
     command.build();
     if let Some(dir) = &args.out_dir {
-        clap_mangen::generate_to(command, dir)
+        std::fs::create_dir_all(dir)
+            .and_then(|()| clap_mangen::generate_to(command, dir))
             .with_context(|| format!("{}: cannot write man pages", dir.display()))?;
         return Ok(Exit::Success);
     }

@@ -130,12 +130,15 @@ pub struct RunArgs {
     pub foreground: bool,
 
     /// The command to run and its arguments, best after `--`.
+    // Without `allow_hyphen_values`, an unknown option before the command
+    // (a mistyped `--atempts`) is a usage error, not the command's name;
+    // from the command's first word on, `trailing_var_arg` passes every
+    // word to it, options included.
     #[arg(
         value_name = "COMMAND",
         required = true,
         num_args = 1..,
         trailing_var_arg = true,
-        allow_hyphen_values = true,
         value_parser = clap::value_parser!(OsString)
     )]
     pub command: Vec<OsString>,

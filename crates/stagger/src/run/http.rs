@@ -17,16 +17,22 @@
 //! the last status line and the header lines after it are what counts.
 
 use std::fs;
-use std::io;
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 use http::header::{HeaderMap, HeaderName, HeaderValue};
 use http::StatusCode;
+use rustix::fs::{Mode, OFlags};
+use rustix::io::Errno;
 use staggered::http::ClassifyHttp;
 use staggered::{Failure, Hint};
 
 /// A header dump larger than this is no header dump: it is not read.
 const MAX_BYTES: u64 = 1 << 20;
+
+/// The most characters of a reason phrase that a log line shows: a real one
+/// is a few words; a longer one is cut, and ends in `…`.
+const MAX_REASON_CHARS: usize = 200;
 
 /// The file named by `--http-headers`, and how its responses are classified.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,14 +53,19 @@ pub struct Response {
 }
 
 impl Response {
-    /// For logs: `HTTP 429 Too Many Requests, server asked for 3s`.
+    /// For logs: `HTTP 429 Too Many Requests, server asked for 3s`, with at
+    /// most [`MAX_REASON_CHARS`] of the reason phrase.
     pub fn describe(&self) -> String {
         let reason = if self.reason.is_empty() {
             StatusCode::from_u16(self.status).ok().and_then(|s| s.canonical_reason()).unwrap_or_default()
         } else {
             &self.reason
         };
-        let mut text = format!("HTTP {} {reason}", self.status);
+        let mut text = format!("HTTP {} ", self.status);
+        text.extend(reason.chars().take(MAX_REASON_CHARS));
+        if reason.chars().nth(MAX_REASON_CHARS).is_some() {
+            text.push('…');
+        }
         text.truncate(text.trim_end().len());
         match self.hint() {
             Some(Hint::After(wait)) => {
@@ -113,35 +124,48 @@ impl HeaderDump {
     /// # Errors
     /// When the file exists and cannot be emptied.
     pub fn clear(&self) -> io::Result<()> {
-        match fs::OpenOptions::new().write(true).truncate(true).open(&self.path) {
-            Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(()),
-            other => other.map(drop),
-        }
+        open_regular(&self.path, OFlags::WRONLY)?.map_or(Ok(()), |file| file.set_len(0))
     }
 
     /// The last response in the file, classified; `None` when the file is
     /// missing or holds no status line.
     ///
     /// # Errors
-    /// When the file cannot be read, or is too large to be a header dump.
+    /// When the file cannot be read, is not a regular file, or is too
+    /// large to be a header dump.
     pub fn read(&self) -> io::Result<Option<Response>> {
-        let bytes = match fs::metadata(&self.path) {
-            Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(None),
-            Err(err) => return Err(err),
-            Ok(meta) if meta.len() > MAX_BYTES => {
-                return Err(io::Error::other(format!(
-                    "larger than {} KiB, not a header dump",
-                    MAX_BYTES >> 10
-                )))
-            }
-            Ok(_) => fs::read(&self.path)?,
-        };
+        let Some(file) = open_regular(&self.path, OFlags::RDONLY)? else { return Ok(None) };
+        let mut bytes = Vec::new();
+        file.take(MAX_BYTES + 1).read_to_end(&mut bytes)?;
+        if bytes.len() as u64 > MAX_BYTES {
+            return Err(io::Error::other(format!("larger than {} KiB, not a header dump", MAX_BYTES >> 10)));
+        }
         Ok(parse_last(&bytes).map(|(status, reason, headers)| Response {
             status: status.as_u16(),
             reason,
             failure: self.classify.classify_parts(status, &headers),
         }))
     }
+}
+
+/// Opens `path` for `access` if it is a regular file; `None` if it does not
+/// exist. It never blocks (a FIFO's `open()` waits for the other end, deaf
+/// to signals) and refuses anything else (`/dev/zero` never ends), checking
+/// the opened file so that the path cannot change in between. A FIFO or
+/// socket with no reader refuses to open for writing (ENXIO): the same.
+fn open_regular(path: &Path, access: OFlags) -> io::Result<Option<fs::File>> {
+    let flags = access | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
+    let not_regular = || io::Error::other("not a regular file");
+    let file = match rustix::fs::open(path, flags, Mode::empty()) {
+        Ok(fd) => fs::File::from(fd),
+        Err(Errno::NOENT) => return Ok(None),
+        Err(Errno::NXIO) => return Err(not_regular()),
+        Err(err) => return Err(err.into()),
+    };
+    if !file.metadata()?.is_file() {
+        return Err(not_regular());
+    }
+    Ok(Some(file))
 }
 
 /// The last response in a header dump: its status, reason phrase and

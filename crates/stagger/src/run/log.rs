@@ -132,8 +132,9 @@ pub fn retry_line(format: LogFormat, record: &RetryRecord<'_>) -> String {
     let message = message(record.outcome, record.response);
     match format {
         LogFormat::Human => format!(
-            "stagger: {} failed ({message}); retrying in {}",
+            "stagger: {} failed ({}); retrying in {}",
             attempt_of(record.attempt, record.max_attempts),
+            printable(&message),
             duration::format_significant(record.delay, 4)
         ),
         LogFormat::Json => json(&RetryJson {
@@ -160,8 +161,9 @@ pub fn give_up_line(format: LogFormat, record: &GiveUpRecord<'_>) -> String {
         LogFormat::Human => {
             let reason = reason(record);
             format!(
-                "stagger: {} failed ({message}); giving up: {reason}",
-                attempt_of(record.attempt, record.max_attempts)
+                "stagger: {} failed ({}); giving up: {reason}",
+                attempt_of(record.attempt, record.max_attempts),
+                printable(&message)
             )
         }
         LogFormat::Json => json(&GiveUpJson {
@@ -189,6 +191,15 @@ fn message(outcome: &Outcome, response: Option<&Response>) -> String {
         Some(response) => format!("{}, {}", outcome.message(), response.describe()),
         None => outcome.message(),
     }
+}
+
+/// `text` for a terminal, with its control characters escaped (`\u{1b}`,
+/// `\r`): a server's reason phrase could otherwise move the cursor and draw
+/// over a line. JSON escapes them its own way.
+fn printable(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() })
+        .collect()
 }
 
 /// Why the retrying stopped, in words: the library's, with what the
@@ -426,5 +437,27 @@ mod tests {
         let plain: Value =
             serde_json::from_str(&retry_line(LogFormat::Json, &retry(&outcome, None))).unwrap();
         assert!(plain.get("http_status").is_none() && plain.get("hint_ms").is_none());
+    }
+
+    #[test]
+    fn control_characters_from_the_server_do_not_reach_the_terminal() {
+        let outcome = Outcome::Exited(22);
+        let forged = "\u{1b}[2K\rstagger: attempt 9/9 succeeded";
+        let response =
+            Response { status: 503, reason: format!("{forged}{}", "x".repeat(1 << 20)), failure: None };
+        let mut record = retry(&outcome, Some(5));
+        record.response = Some(&response);
+        let human = retry_line(LogFormat::Human, &record);
+        let cut = format!("{}…", "x".repeat(200 - forged.chars().count()));
+        assert_eq!(
+            human,
+            format!(
+                "stagger: attempt 1/5 failed (exit code 22, HTTP 503 \\u{{1b}}[2K\\rstagger: attempt 9/9 \
+                 succeeded{cut}); retrying in 1.235s"
+            )
+        );
+        // JSON escapes the characters its own way; the phrase is cut the same.
+        let value: Value = serde_json::from_str(&retry_line(LogFormat::Json, &record)).unwrap();
+        assert_eq!(value["error_message"], format!("exit code 22, HTTP 503 {forged}{cut}"));
     }
 }

@@ -135,7 +135,32 @@ fn man_writes_every_page_into_a_directory() {
         .collect();
     expected.sort();
     assert_eq!(written, expected);
-    let missing = stagger(&["man", "--out-dir", "/nonexistent/dir"]);
-    assert_eq!(missing.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&missing.stderr).contains("/nonexistent/dir"));
+}
+
+#[test]
+fn man_out_dir_is_created_if_it_does_not_exist() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let man1 = dir.path().join("share/man/man1");
+    stdout_of(&["man", "--out-dir", man1.to_str().expect("utf-8 path")]);
+    assert!(man1.join("stagger.1").is_file() && man1.join("stagger-man.1").is_file());
+    // A directory that cannot be made is an error that names it.
+    let file = dir.path().join("file");
+    std::fs::write(&file, "").expect("written");
+    let under_a_file = file.join("man1");
+    let out = stagger(&["man", "--out-dir", under_a_file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains(under_a_file.to_str().unwrap()));
+}
+
+#[test]
+fn the_readme_says_which_commands_take_format() {
+    let readme = include_str!("../../README.md");
+    let at = readme.find("`--format table|csv|json|markdown`").expect("the README names --format");
+    // The sentence's subject: from the paragraph's start to `--format`.
+    let subject = &readme[readme[..at].rfind("\n\n").map_or(0, |start| start + 2)..at];
+    for command in COMMANDS.into_iter().filter(|c| *c != "run" || cfg!(unix)) {
+        let takes = stdout_of(&[command, "--help"]).contains("--format <");
+        let named = subject.contains(&format!("`stagger {command}`"));
+        assert_eq!(named, takes, "{command}: {subject}");
+    }
 }

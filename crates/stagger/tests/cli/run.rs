@@ -430,6 +430,29 @@ fn bad_options_exit_2_naming_the_option() {
 }
 
 #[test]
+fn a_mistyped_option_is_refused_not_run_as_the_command() {
+    let (_dir, ran) = temp();
+    let script = "echo \"$@\" >> \"$0\"";
+    for (typo, closest) in [("--atempts", "--attempts"), ("--dedline", "--deadline")] {
+        let out = stagger(&["run", typo, "3", "--", "sh", "-c", script, ran.to_str().unwrap()]);
+        let stderr = stderr_text(&out);
+        assert_eq!(out.status.code(), Some(2), "{typo}: {stderr}");
+        assert!(stderr.starts_with(&format!("error: unexpected argument '{typo}'")), "{stderr}");
+        assert!(stderr.contains(&format!("a similar argument exists: '{closest}'")), "{stderr}");
+    }
+    assert!(!ran.exists(), "nothing ran");
+    // The command's own options, after `--` or after its first word, are its.
+    for dashes in [&["--"][..], &[]] {
+        let mut args = vec!["run", "--attempts", "1"];
+        args.extend(dashes);
+        args.extend(["sh", "-c", script, ran.to_str().unwrap(), "--atempts", "-q"]);
+        let out = stagger(&args);
+        assert_eq!(out.status.code(), Some(0), "{dashes:?}: {}", stderr_text(&out));
+    }
+    assert_eq!(fs::read_to_string(&ran).unwrap(), "--atempts -q\n--atempts -q\n");
+}
+
+#[test]
 fn help_documents_the_exit_status() {
     let help = super::stdout_of(&["run", "--help"]);
     for needle in ["--retry-on-exit <CODES>", "--attempt-timeout <DUR>", "--kill-after <DUR>", "124", "127"] {

@@ -233,3 +233,60 @@ fn the_options_are_checked() {
         assert!(stderr.starts_with("error: ") && stderr.contains(needle), "{args:?}: {stderr}");
     }
 }
+
+#[test]
+fn http_headers_does_not_trust_the_path_a_fifo_or_dev_zero_is_refused_at_once() {
+    // The command leaves, where the response should be, a FIFO (whose
+    // open() would wait for a writer, deaf to signals) or a link to
+    // /dev/zero (endless, of size 0): neither is read, and the file
+    // cannot be emptied for the next attempt either.
+    for leave in ["mkfifo \"$1\"", "ln -s /dev/zero \"$1\""] {
+        let (_dir, headers) = temp();
+        let mut options = fast(2);
+        options.extend(["--http-headers".to_owned(), headers.display().to_string()]);
+        let args = super::sh_args(&options, &format!("rm -f \"$1\"; {leave}; exit 1"), &[&headers]);
+        let stagger = Command::new(env!("CARGO_BIN_EXE_stagger")).args(args).stderr(Stdio::piped()).spawn();
+        let out = ended(stagger.expect("stagger runs"));
+        let stderr = stderr_text(&out);
+        let path = headers.display();
+        assert!(
+            stderr.starts_with(&format!(
+                "stagger: warning: cannot read {path}: not a regular file\n\
+                 stagger: attempt 1/2 failed (exit code 1); retrying in 10ms\n\
+                 error: cannot empty {path}: not a regular file\n"
+            )),
+            "{leave}: {stderr}"
+        );
+        assert_eq!(out.status.code(), Some(1), "{leave}: {stderr}");
+    }
+}
+
+#[test]
+fn control_characters_from_the_server_do_not_reach_the_terminal() {
+    if !curl_installed() {
+        return;
+    }
+    // A reason phrase that would erase the line and draw a success over
+    // it, then one too long to be a reason.
+    let forged = "HTTP/1.1 503 \u{1b}[2K\rstagger: attempt 9/9 succeeded";
+    let long = format!("HTTP/1.1 503 {}", "x".repeat(5_000));
+    let server = Server::start(&[forged, &long]);
+    let (_dir, headers) = temp();
+    let out = output(curl(&fast(2), &headers, &server.url));
+    let stderr = stderr_text(&out);
+    assert_eq!(out.status.code(), Some(22), "{stderr}");
+    let lines: Vec<&str> = stderr.lines().filter(|line| line.starts_with("stagger: ")).collect();
+    assert_eq!(
+        lines,
+        [
+            "stagger: attempt 1/2 failed (exit code 22, HTTP 503 \\u{1b}[2K\\rstagger: attempt 9/9 \
+             succeeded); retrying in 10ms",
+            &format!(
+                "stagger: attempt 2/2 failed (exit code 22, HTTP 503 {}…); giving up: attempts exhausted",
+                "x".repeat(200)
+            ),
+        ],
+        "{stderr}"
+    );
+    assert!(!stderr.contains(['\u{1b}', '\r']), "{stderr:?}");
+}
