@@ -116,7 +116,7 @@ impl BlockingSleeper for StdSleeper {
     }
 
     fn sleep_unless(&self, delay: Duration, flag: &crate::CancelFlag) -> bool {
-        flag.wait(delay)
+        flag.wait_timeout(delay)
     }
 }
 

@@ -45,6 +45,9 @@ where
         let wait = match operation.before(policy, hooks, clock) {
             Before::Send { attempt, .. } => {
                 let outcome = op(attempt);
+                if cancel.is_cancelled() {
+                    operation.cancel_after_attempt(policy);
+                }
                 match operation.after(policy, hooks, judge, Attempted::Ended(outcome), clock) {
                     After::Done(done) => return Ok(done),
                     After::Stop(stopped) => return Err(stopped),

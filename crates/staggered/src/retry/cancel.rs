@@ -52,8 +52,11 @@ impl CancelFlag {
         *self.shared.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Blocks for `wait`, or until the flag is set; `true` if it was.
-    pub(crate) fn wait(&self, wait: Duration) -> bool {
+    /// Blocks for `wait`, or until the flag is set, whichever comes first;
+    /// whether it was set. What [`StdSleeper`](crate::sleep::StdSleeper)
+    /// does for a call cancelled with this flag; a sleeper of your own can
+    /// do the same.
+    pub fn wait_timeout(&self, wait: Duration) -> bool {
         let (set, woken) = &*self.shared;
         let guard = set.lock().unwrap_or_else(PoisonError::into_inner);
         let (guard, _) =

@@ -235,10 +235,15 @@ impl<I: Iterator<Item = Duration> + Clone, B: Budget> Decision<I, B> {
 
 impl<S: Schedule, B: Budget> Decision<S, B> {
     /// The decision for one operation on `schedule`, with fresh delays,
-    /// asking `budget` before each retry. What every driver of a
+    /// asking `budget` before each retry; a reproducible schedule seeds the
+    /// hints' jitter too ([`Schedule::hint_seed`]). What every driver of a
     /// [`RetryPolicy`](crate::RetryPolicy) uses.
     pub fn for_schedule(schedule: &S, limits: Limits, budget: B) -> Self {
-        Decision::with_delays(schedule.delays(), limits, budget)
+        let decision = Decision::with_delays(schedule.delays(), limits, budget);
+        match schedule.hint_seed() {
+            Some(seed) => decision.with_hint_seed(seed),
+            None => decision,
+        }
     }
 
     /// The decision for one operation on delays of the schedule `S` made

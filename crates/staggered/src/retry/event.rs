@@ -43,6 +43,11 @@ pub struct GiveUpEvent<'a, E: ?Sized> {
     /// yet (the caller cancelled during attempt 1, or the rate limiter had
     /// no token for it before the deadline).
     pub error: Option<&'a E>,
+    /// The wait the retry decision chose for the next attempt and then
+    /// refused, when it stopped because that wait would reach the deadline
+    /// or the budget said no ([`Decision::last_wait`](crate::Decision::last_wait)):
+    /// a log can say how long the wait would have been.
+    pub wait: Option<Duration>,
     /// Time since attempt 1 started.
     pub elapsed: Duration,
     /// The budget's state, if there is one.
@@ -86,9 +91,9 @@ impl<'a, E: fmt::Display> RetryEvent<'a, E> {
 impl<'a, E: fmt::Display> GiveUpEvent<'a, E> {
     /// The same event with the error seen only as text (see [`RetryEvent::as_text`]).
     pub(crate) fn as_text(&self) -> GiveUpEvent<'a, dyn fmt::Display + 'a> {
-        let GiveUpEvent { reason, attempts, max_attempts, error, elapsed, budget } = *self;
+        let GiveUpEvent { reason, attempts, max_attempts, error, wait, elapsed, budget } = *self;
         let error = error.map(|error| error as &dyn fmt::Display);
-        GiveUpEvent { reason, attempts, max_attempts, error, elapsed, budget }
+        GiveUpEvent { reason, attempts, max_attempts, error, wait, elapsed, budget }
     }
 }
 

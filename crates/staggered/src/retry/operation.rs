@@ -226,6 +226,13 @@ impl<S: Schedule, I: Copy, X: fmt::Display> Operation<S, I, X> {
         }
     }
 
+    /// The caller cancelled while an attempt ran to its end (a blocking
+    /// attempt cannot be dropped): if it failed, the retrying stops as
+    /// cancelled, with that failure.
+    pub(crate) fn cancel_after_attempt<C, T>(&mut self, policy: &RetryPolicy<S, C, T>) {
+        self.decision(policy).cancel();
+    }
+
     /// The caller cancelled, during a wait or during an attempt (which is
     /// dropped): the retrying stops, a retry allowed but not sent is given
     /// back to the budget, and the hooks hear it.
@@ -270,12 +277,15 @@ impl<S: Schedule, I: Copy, X: fmt::Display> Operation<S, I, X> {
         elapsed: Duration,
     ) -> Stopped<X> {
         let attempts = self.sent;
-        let budget = self.decision.as_ref().and_then(|decision| decision.budget().metrics());
+        let decision = self.decision.as_ref();
+        let budget = decision.and_then(|decision| decision.budget().metrics());
+        let wait = decision.and_then(Decision::last_wait);
         let event = GiveUpEvent {
             reason,
             attempts,
             max_attempts: self.limits.max_attempts,
             error: self.last.as_ref(),
+            wait,
             elapsed,
             budget,
         };

@@ -110,6 +110,10 @@ impl<T: Schedule, U: Schedule> Schedule for ByKind<T, U> {
         widest(self.transient.max_hint(), self.throttled.max_hint())
     }
 
+    fn hint_seed(&self) -> Option<u64> {
+        self.transient.hint_seed().or(self.throttled.hint_seed())
+    }
+
     fn next_delay(delays: &mut Self::Delays, failure: &Failure) -> Option<Duration> {
         let transient = T::next_delay(&mut delays.transient, failure);
         let throttled = U::next_delay(&mut delays.throttled, failure);

@@ -116,6 +116,10 @@ impl<S: Schedule> Schedule for WithFirstDelay<S> {
         self.rest.max_hint()
     }
 
+    fn hint_seed(&self) -> Option<u64> {
+        self.rest.hint_seed()
+    }
+
     fn next_delay(delays: &mut Self::Delays, failure: &Failure) -> Option<Duration> {
         delays.first.take().or_else(|| S::next_delay(&mut delays.rest, failure))
     }
@@ -217,6 +221,10 @@ impl<A: Schedule, B: Schedule> Schedule for Then<A, B> {
         widest(self.first.max_hint(), self.second.max_hint())
     }
 
+    fn hint_seed(&self) -> Option<u64> {
+        self.first.hint_seed().or(self.second.hint_seed())
+    }
+
     fn next_delay(delays: &mut Self::Delays, failure: &Failure) -> Option<Duration> {
         if !delays.in_second {
             match A::next_delay(&mut delays.first, failure) {
@@ -293,6 +301,10 @@ impl<S: Schedule> Schedule for Take<S> {
 
     fn max_hint(&self) -> Option<Duration> {
         self.inner.max_hint()
+    }
+
+    fn hint_seed(&self) -> Option<u64> {
+        self.inner.hint_seed()
     }
 
     fn next_delay(delays: &mut Self::Delays, failure: &Failure) -> Option<Duration> {

@@ -86,6 +86,13 @@ pub trait Schedule {
         None
     }
 
+    /// The seed of the jitter a retry decision adds to server hints, for a
+    /// reproducible schedule (a seeded [`Backoff`](crate::Backoff)'s seed);
+    /// `None` draws it from OS entropy.
+    fn hint_seed(&self) -> Option<u64> {
+        None
+    }
+
     /// The wait before the next attempt after `failure`, taken from
     /// `delays`. The default ignores the failure and takes the next delay;
     /// [`ByKind`](crate::compose::ByKind) chooses by the failure's kind.
@@ -201,6 +208,11 @@ impl Schedule for crate::Backoff {
     /// The largest delay the schedule itself would wait.
     fn max_hint(&self) -> Option<Duration> {
         Some(self.delay_ceiling())
+    }
+
+    /// The schedule's own seed, if it has one.
+    fn hint_seed(&self) -> Option<u64> {
+        self.seed()
     }
 
     fn restartable() -> bool {
