@@ -63,14 +63,19 @@
 //! `event` are known too, as with backon's `op.retry(builder)`, and no
 //! closure needs an annotation. What the operation returns also picks
 //! blocking or async, so the one expression serves both, with no trait to
-//! import. And every form, [`RetryPolicy::call`] and
-//! [`RetryPolicy::call_async`] included, runs the same loop on the same
-//! [`Decision`]: the call adds its predicate and hooks, nothing else.
+//! import. Every driver (these calls, the tower, reqwest and tonic
+//! integrations, `stagger run`) steps the same machine per operation, on
+//! the same [`Decision`]: a call adds its predicate and hooks, nothing else.
+//!
+//! The same call polls until a value is ready ([`Retrying::until`]), stops
+//! when a signal fires ([`Retrying::cancel_on`]), and takes a sleeper and a
+//! clock of your own for tests ([`Retrying::with_timer`]); `.run()` instead
+//! of `.call()` also returns the attempts made and the time waited.
 //!
 //! A retry that gives up returns a [`RetryError`]: why it stopped
 //! ([`StopReason`]: attempts exhausted, permanent error, deadline, hint too
-//! long, budget exhausted, cancelled), how many attempts were made, and the
-//! last error as its `source()`.
+//! long, budget exhausted, cancelled, not repeatable), how many attempts
+//! were made, and the last error as its `source()`.
 //!
 //! # The policy
 //! [`RetryPolicy::new`] takes any [`Schedule`] (a [`Backoff`], a
@@ -86,11 +91,11 @@
 //! let policy = RetryPolicy::new(Preset::Interactive.backoff()) // 3 attempts, hard 3 s cap
 //!     .with_max_attempts(5)? // the limit applied: the schedule goes on by its formula
 //!     .classify(classify_io) // reset, refused, timed out... retry; the rest stop
-//!     .with_deadline(Duration::from_secs(10))
+//!     .with_deadline(Duration::from_secs(10))?
 //!     .with_budget(budget.clone())
-//!     .on_retry(|event| eprintln!("{event}"));
+//!     .on_retry(|event| eprintln!("{event}")); // any operation's error, as text
 //! assert_eq!(policy.limits().max_attempts, Some(5));
-//! let done = policy.call(|_| std::fs::read_to_string("Cargo.toml"));
+//! let done = policy.retry(|_| std::fs::read_to_string("Cargo.toml")).call();
 //! # assert!(done.is_ok());
 //! # Ok::<(), staggered::ConfigError>(())
 //! ```
@@ -134,14 +139,15 @@
 //! # Deadlines
 //! The deadline is the total time from the start of attempt 1, the
 //! operations' own time included. No wait ever ends at or after it. An
-//! async attempt can be cut, so in every async driver (`call_async`,
-//! `.retry(..).call().await`, the tower layer, the reqwest middleware, a
-//! tonic call's `retry_grpc`) an
-//! attempt still running when the time left runs out is cut there, with or
-//! without a per-attempt timeout ([`RetryPolicy::with_attempt_timeout`]).
-//! The cut attempt fails with [`TimedOut`] if its error type can hold one
-//! (`std::io::Error`, `Box<dyn Error>`, `anyhow::Error`); otherwise the
-//! [`RetryError`] says so ([`RetryError::cut_at_deadline`]).
+//! async attempt can be cut, so in every async driver
+//! (`.retry(..).call().await`, the tower layer, the reqwest middleware, a
+//! tonic call's `retry_grpc`) an attempt still running when the time left
+//! runs out is cut there, with or without a per-attempt timeout
+//! ([`RetryPolicy::with_attempt_timeout`]). The cut attempt fails with
+//! [`TimedOut`], so an async operation's error type holds one
+//! (`E: From<TimedOut>`: `std::io::Error`, `String`, `Box<dyn Error + Send + Sync>`
+//! and `anyhow::Error` do; for a type of your own, implement it, or a
+//! compile error says so, [`FromTimedOut`]).
 //!
 //! A blocking call cannot be cut: the blocking driver never starts an
 //! attempt once the wait before it would reach the deadline, but it cannot
@@ -152,8 +158,10 @@
 //! # State across attempts
 //! The operation is an `FnMut`: state that only the closure changes, before
 //! each attempt's future starts, can be captured by `move` and changed
-//! freely. State the attempts' futures change, in a spawned task, goes in an
-//! `Arc` (with a `Mutex` or atomics), of which each attempt's future gets
+//! freely. State the attempts' futures change goes where the futures can
+//! reach it without borrowing the closure: behind a reference to a
+//! `RefCell` (or `Cell`) the closure captures, or, in a spawned task, in
+//! an `Arc` (with a `Mutex` or atomics) of which each attempt's future gets
 //! its own handle; the retry future is then `Send`:
 //!
 //! ```
@@ -168,7 +176,7 @@
 //!     async move {
 //!         let mut calls = 0; // changed by the closure alone: captured by `move`
 //!         policy
-//!             .call_async(move |attempt| {
+//!             .retry(move |attempt| {
 //!                 calls += 1;
 //!                 let tried = Arc::clone(&tried); // this attempt's handle
 //!                 async move {
@@ -177,6 +185,7 @@
 //!                     if attempt < 2 { Err(std::io::Error::other("busy")) } else { Ok(attempt) }
 //!                 }
 //!             })
+//!             .call()
 //!             .await
 //!     }
 //! });
@@ -186,9 +195,9 @@
 //! # tokio::runtime::Builder::new_multi_thread().enable_time().build().unwrap().block_on(demo());
 //! ```
 //!
-//! An async closure that borrows its surroundings mutably across an await
-//! works too ([`RetryPolicy::call_async_mut`]), but today's compiler cannot
-//! prove its future `Send`, so it cannot be spawned.
+//! An async closure (`async |attempt| ...`) that borrows its surroundings
+//! is not an `FnMut` returning a future (each call's future would borrow
+//! the closure); keep its state behind a reference as above.
 //!
 //! # Schedules
 //! A [`Backoff`] is a validated, `Copy` configuration: a [`Strategy`] (how
@@ -247,7 +256,8 @@
 //!   Without it the crate is `no_std`; seed explicitly.
 //! - `tokio` (default): the async driver's default timer and clock
 //!   ([`sleep::TokioSleeper`], [`sleep::TokioClock`]), which honour tokio's
-//!   paused time. Without it, `run_async_with` takes any runtime's.
+//!   paused time. Without it, give a call any runtime's with
+//!   [`Retrying::with_timer`].
 //! - `tracing`: one structured event per retry and per give-up, with the
 //!   fields `attempt`, `max_attempts`, `delay_ms`, `error_type` and
 //!   `error_message`, and the budget's level.

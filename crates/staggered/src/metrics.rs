@@ -68,7 +68,8 @@
 //! metrics::with_local_recorder(&recorder, || {
 //!     let done = policy
 //!         .retry(|attempt| if attempt < 2 { Err("flaky") } else { Ok(attempt) })
-//!         .run_with(&sleeper, &clock);
+//!         .with_timer(&sleeper, &clock)
+//!         .run();
 //!     assert_eq!(done.unwrap().attempts, 2);
 //! });
 //! let retries = snapshotter.snapshot().into_vec().into_iter().filter(|(key, ..)| key.key().name() == "staggered.retries");

@@ -103,8 +103,6 @@ mod entropy {
     }
 
     /// The thread's first value (never zero, which marks "not started").
-    #[cold]
-    #[inline(never)]
     fn start() -> u64 {
         RandomState::new().hash_one(0x5eed_u64) | 1
     }

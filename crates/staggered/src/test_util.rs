@@ -11,7 +11,8 @@
 //!     .with_max_attempts(4)
 //!     .build()?;
 //! let sleeper = RecordingSleeper::new();
-//! let result = RetryPolicy::new(backoff).run_with(|_| Err::<(), _>("down"), &sleeper, &sleeper.clock());
+//! let policy = RetryPolicy::new(backoff);
+//! let result = policy.retry(|_| Err::<(), _>("down")).with_timer(&sleeper, &sleeper.clock()).call();
 //! assert_eq!(result.unwrap_err().attempts(), 4);
 //! assert_eq!(sleeper.sleeps(), [100, 200, 400].map(Duration::from_millis));
 //! # Ok::<(), staggered::ConfigError>(())

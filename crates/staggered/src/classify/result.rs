@@ -17,7 +17,7 @@ use super::{AlwaysTransient, Classifier, Failure, RetryIf};
 /// status and hints, [`ByResult`] wraps any
 /// `Fn(Result<&Res, &Err>) -> Option<Failure>`, and [`DefaultRules`] (a
 /// policy with no classifier set) applies the rules the response type
-/// knows. A plain operation (`call`, `call_async`) has no responses: its
+/// knows. A plain operation ([`RetryPolicy::retry`](crate::RetryPolicy::retry)) has no responses: its
 /// classifier is a [`Classifier`].
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot classify these attempts' outcomes: errors of type `{Err}`, responses of type `{Res}`",

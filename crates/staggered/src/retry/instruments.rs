@@ -242,7 +242,6 @@ mod keys {
         }
 
         /// A later attempt succeeded; `budget` is the budget's state after it.
-        #[inline(never)]
         pub(super) fn success_after_retry(
             &self,
             budget: Option<BudgetMetrics>,
@@ -256,7 +255,6 @@ mod keys {
         }
 
         /// A retry after a failure of `kind`, waiting `delay`.
-        #[inline(never)]
         pub(super) fn retry(
             &self,
             kind: ErrorKind,
@@ -274,7 +272,6 @@ mod keys {
         }
 
         /// A give-up for `reason`.
-        #[inline(never)]
         pub(super) fn give_up(
             &self,
             reason: StopReason,

@@ -17,7 +17,7 @@ use crate::classify::{ErrorKind, Failure};
 /// ```
 /// use std::time::Duration;
 /// use staggered::compose::ByKind;
-/// use staggered::{Action, Backoff, Failure, RetryPolicy, Strategy};
+/// use staggered::{Action, Backoff, Decision, Failure, Limits, NoBudget, Strategy};
 ///
 /// let aws = |base| {
 ///     Backoff::builder(Strategy::Full)
@@ -27,8 +27,7 @@ use crate::classify::{ErrorKind, Failure};
 ///         .build()
 /// };
 /// let schedule = ByKind::new(aws(Duration::from_millis(50))?, aws(Duration::from_secs(1))?);
-/// let policy = RetryPolicy::new(schedule);
-/// let mut decision = policy.decision(); // one decision, whatever the kinds
+/// let mut decision = Decision::for_schedule(&schedule, Limits::NONE, NoBudget); // one, whatever the kinds
 /// let Action::Retry(first) = decision.on_failure(&Failure::TRANSIENT, Duration::ZERO) else { panic!() };
 /// assert!(first <= Duration::from_millis(50)); // U[0, 50 ms]
 /// let Action::Retry(second) = decision.on_failure(&Failure::THROTTLED, Duration::ZERO) else { panic!() };

@@ -67,9 +67,8 @@ impl<R: Rng> Delays<R> {
 
     /// The delay `taken` of a shape other than constant: a few float
     /// operations and one draw. Only the linear shapes read the interval
-    /// (the others neither grow nor keep it). Inlined too: a sequence of
-    /// jittered delays pays no call per delay.
-    #[inline(always)]
+    /// (the others neither grow nor keep it).
+    #[inline]
     fn draw(&mut self) -> Duration {
         let p = &self.plan;
         let ns = match p.shape {
@@ -108,10 +107,9 @@ impl<R: Rng> Delays<R> {
 impl<R: Rng> Iterator for Delays<R> {
     type Item = Duration;
 
-    // A countdown and, for a constant delay, a copy: small enough to inline
-    // into a retry loop, which takes one delay per failure. The other shapes
-    // draw in `draw`.
-    #[inline(always)]
+    // A countdown and, for a constant delay, a copy; the other shapes draw
+    // in `draw`.
+    #[inline]
     fn next(&mut self) -> Option<Duration> {
         if self.taken >= self.plan.delays {
             return None;

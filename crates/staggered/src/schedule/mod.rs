@@ -97,7 +97,6 @@ pub trait Schedule {
     /// `delays`. The default ignores the failure and takes the next delay;
     /// [`ByKind`](crate::compose::ByKind) chooses by the failure's kind.
     /// `None` ends the retrying.
-    #[inline(always)]
     fn next_delay(delays: &mut Self::Delays, failure: &Failure) -> Option<Duration>
     where
         Self: Sized,

@@ -1,7 +1,7 @@
 //! `Plan`: a schedule compiled at build time into exactly what producing a
 //! delay reads, so `Delays::next` is a countdown, one multiply-add, one draw
 //! and one compare, with no per-delay branch on the strategy or cap mode for
-//! the common strategies. Measured with callgrind in `crates/bench`.
+//! the common strategies.
 
 use core::time::Duration;
 
@@ -141,7 +141,7 @@ impl Plan {
     pub(crate) fn duration_of(&self, ns: f64) -> Duration {
         const I64_LIMIT: f64 = 9_223_372_036_854_775_807.0;
         if ns < I64_LIMIT {
-            // Through i64 (one instruction on x86, which has no float-to-u64).
+            // Through i64: below its limit the conversion is exact, and cheaper.
             let n = (if ns > 0.0 { ns } else { 0.0 }) as i64 as u64;
             Duration::from_nanos(if n < self.ceiling.nanos { n } else { self.ceiling.nanos })
         } else if ns >= I64_LIMIT {

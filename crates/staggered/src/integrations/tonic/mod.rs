@@ -17,8 +17,8 @@
 //! let throttle = RetryThrottle::new(); // gRPC's retry throttle: one per channel
 //! let policy = RetryPolicy::new(Preset::Interactive.backoff())
 //!     .with_budget(throttle.clone())
-//!     .with_attempt_timeout(Duration::from_secs(2)) // each attempt's `grpc-timeout`
-//!     .with_deadline(Duration::from_secs(10));
+//!     .with_attempt_timeout(Duration::from_secs(2))? // each attempt's `grpc-timeout`
+//!     .with_deadline(Duration::from_secs(10))?;
 //! let channel = tonic::transport::Endpoint::from_static("http://127.0.0.1:50051").connect().await?;
 //! let client = HealthClient::new(channel);
 //! let message = HealthCheckRequest { service: "inventory".into() };
@@ -61,7 +61,7 @@
 //! | server pushback | waited exactly, then the schedule starts over ([`HintPolicy::Pushback`](crate::HintPolicy::Pushback)), unless the policy names another hint policy than the default |
 //! | `max_hint` | the policy's if set, else at least one minute ([`SERVICE_MAX_HINT`](crate::SERVICE_MAX_HINT)), as in the HTTP integrations |
 //! | `grpc-timeout` | the per-attempt timeout cut to the time left before the deadline; none without either |
-//! | timer | tokio's; any sleeper and clock with [`GrpcRetrying::run_with`] |
+//! | timer | tokio's; any sleeper and clock with [`GrpcRetrying::with_timer`] |
 //!
 //! tonic is built here with none of its default features (no transport,
 //! codegen or TLS): its status, request and metadata types are all this
