@@ -9,7 +9,7 @@
 //!   once. These are the rules of any policy: one with no classifier
 //!   ([`DefaultRules`](crate::DefaultRules), adjusted by a configuration
 //!   file's status lists), [`ClassifyHttp`], and a classifier of errors
-//!   alone (a closure, [`RetryPolicy::retry_if`]), which classifies the
+//!   alone (a closure, a [`RetryIf`](crate::RetryIf)), which classifies the
 //!   errors while the responses keep the HTTP rules. Only a classifier that
 //!   judges responses itself ([`ByResult`](crate::ByResult)) replaces them.
 //! - **Server hints**: `Retry-After` (seconds or HTTP-date),
@@ -385,7 +385,7 @@ where
         let mut fired = None;
         let cancel = async { fired = Some(self.cancel.signal().await) };
         let limits = policy.service_limits();
-        match drive(policy, limits, send, &judge, &NoNotify, &self.sleeper, &self.clock, cancel).await {
+        match drive(policy, &limits, send, &judge, &NoNotify, &self.sleeper, &self.clock, cancel).await {
             Ok(done) => done.value.map(|response| report(response, done.attempts, done.waited, None)),
             Err(stopped) => {
                 let (reason, attempts, waited) = (stopped.reason, stopped.attempts, stopped.waited);

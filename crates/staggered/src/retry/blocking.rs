@@ -8,7 +8,7 @@
 
 use crate::retry::event::Notify;
 use crate::retry::judge::Judge;
-use crate::retry::operation::{After, Attempted, Before, Operation, Stopped};
+use crate::retry::operation::{After, Attempted, Before, CallParts, Operation, Stopped};
 use crate::retry::retrying::BlockingCancel;
 use crate::retry::timeout::Timeout;
 use crate::sleep::{BlockingSleeper, Clock};
@@ -17,9 +17,10 @@ use crate::{Limits, Retried, RetryPolicy, Schedule};
 /// Calls `op` until it succeeds or the policy gives up; `judge` classifies
 /// each outcome and `hooks` hear the retries, besides the policy's own.
 #[allow(clippy::too_many_arguments)]
+#[inline]
 pub(crate) fn drive<S, C, T, F, V, E, J, H, Z, K, X>(
     policy: &RetryPolicy<S, C, T>,
-    limits: Limits,
+    limits: &Limits,
     mut op: F,
     judge: &J,
     hooks: &H,
@@ -37,18 +38,19 @@ where
     K: Clock + ?Sized,
     X: BlockingCancel,
 {
-    let mut operation = Operation::start(policy, limits, clock);
+    let cx = CallParts { policy, limits, hooks, clock };
+    let mut operation = Operation::start(&cx);
     loop {
         if cancel.is_cancelled() {
-            return Err(operation.cancel(policy, hooks, clock));
+            return Err(operation.cancel(&cx));
         }
-        let wait = match operation.before(policy, hooks, clock) {
+        let wait = match operation.before(&cx) {
             Before::Send { attempt, .. } => {
                 let outcome = op(attempt);
                 if cancel.is_cancelled() {
-                    operation.cancel_after_attempt(policy);
+                    operation.cancel_after_attempt(&cx);
                 }
-                match operation.after(policy, hooks, judge, Attempted::Ended(outcome), clock) {
+                match operation.after(&cx, judge, Attempted::Ended(outcome)) {
                     After::Done(done) => return Ok(done),
                     After::Stop(stopped) => return Err(stopped),
                     After::Wait(delay) => delay,
@@ -59,7 +61,7 @@ where
         };
         // A zero wait is no wait: no sleeper call, no system call.
         if !wait.is_zero() && cancel.sleep(sleeper, wait) {
-            return Err(operation.cancel(policy, hooks, clock));
+            return Err(operation.cancel(&cx));
         }
     }
 }

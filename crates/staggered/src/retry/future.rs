@@ -12,7 +12,7 @@ use core::time::Duration;
 
 use crate::retry::event::Notify;
 use crate::retry::judge::Judge;
-use crate::retry::operation::{After, Attempted, Before, Operation, Stopped};
+use crate::retry::operation::{After, Attempted, Before, CallParts, Operation, Stopped};
 use crate::retry::timeout::Timeout;
 use crate::sleep::{Clock, Sleeper};
 use crate::{Limits, Retried, RetryPolicy, Schedule, TimedOut};
@@ -29,9 +29,10 @@ pub(crate) struct Sending<Fut> {
 /// succeeds or the policy gives up, or `cancel` completes; `judge` classifies each outcome and `hooks` hear
 /// the retries, besides the policy's own.
 #[allow(clippy::too_many_arguments)]
+#[inline]
 pub(crate) async fn drive<S, C, T, F, Fut, V, E, J, H, Z, K, X>(
     policy: &RetryPolicy<S, C, T>,
-    limits: Limits,
+    limits: &Limits,
     mut send: F,
     judge: &J,
     hooks: &H,
@@ -52,17 +53,18 @@ where
     X: Future<Output = ()>,
 {
     let mut cancel = pin!(cancel);
-    let mut operation = Operation::start(policy, limits, clock);
+    let cx = CallParts { policy, limits, hooks, clock };
+    let mut operation = Operation::start(&cx);
     loop {
-        let wait = match operation.before(policy, hooks, clock) {
+        let wait = match operation.before(&cx) {
             Before::Send { attempt, limit } => {
                 let sending = send(attempt, limit);
                 operation.set_repeatable(sending.repeatable);
                 let attempt = attempt_within(sending.future, limit, sleeper);
                 let Ok(attempted) = race(attempt, cancel.as_mut()).await else {
-                    return Err(operation.cancel(policy, hooks, clock));
+                    return Err(operation.cancel(&cx));
                 };
-                match operation.after(policy, hooks, judge, attempted, clock) {
+                match operation.after(&cx, judge, attempted) {
                     After::Done(done) => return Ok(done),
                     After::Stop(stopped) => return Err(stopped),
                     After::Wait(delay) => delay,
@@ -73,7 +75,7 @@ where
         };
         // Even a zero wait goes to the sleeper: on a runtime it yields.
         if race(sleeper.sleep(wait), cancel.as_mut()).await.is_err() {
-            return Err(operation.cancel(policy, hooks, clock));
+            return Err(operation.cancel(&cx));
         }
     }
 }

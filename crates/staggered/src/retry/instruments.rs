@@ -37,6 +37,7 @@ impl Instruments {
 
 #[cfg(not(feature = "metrics"))]
 impl Instruments {
+    #[inline]
     pub(crate) fn first_try_success(&self) {}
 
     pub(crate) fn success_after_retry<B: Budget + ?Sized>(&self, _: &B, _: &PolicyLimiter) {}

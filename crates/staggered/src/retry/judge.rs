@@ -45,6 +45,7 @@ impl<V, E, C: Classifier<E>, U: Readiness<V, E>> Judge<V, E> for Call<'_, C, U> 
     type Failed = U::Failed;
     type Unready = U::Unready;
 
+    #[inline]
     fn judge(&self, outcome: Result<V, E>) -> Result<V, (Self::Failed, Failure)> {
         self.ready.judge(self.classifier, outcome)
     }
@@ -99,6 +100,7 @@ impl<V, E: fmt::Display> Readiness<V, E> for Always {
     type Failed = E;
     type Unready = core::convert::Infallible;
 
+    #[inline]
     fn judge<C: Classifier<E>>(&self, classifier: &C, outcome: Result<V, E>) -> Result<V, (E, Failure)> {
         outcome.map_err(|error| {
             let failure = classifier.classify(&error);

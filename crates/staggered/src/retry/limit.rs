@@ -41,6 +41,7 @@ impl PolicyLimiter {
     }
 
     /// Takes a token for the next attempt, or says how long to wait for one.
+    #[inline]
     pub(crate) fn try_acquire(&self) -> Result<(), Duration> {
         #[cfg(feature = "std")]
         if let Some(limiter) = &self.limiter {
@@ -50,6 +51,7 @@ impl PolicyLimiter {
     }
 
     /// Reports the response to an attempt.
+    #[inline]
     pub(crate) fn record(&self, throttled: bool) {
         #[cfg(feature = "std")]
         if let Some(limiter) = &self.limiter {
@@ -60,6 +62,7 @@ impl PolicyLimiter {
     }
 
     /// Tells the limiter an attempt waited `waited` in all for its token.
+    #[inline]
     pub(crate) fn record_wait(&self, waited: Duration) {
         #[cfg(feature = "std")]
         if let Some(limiter) = &self.limiter {

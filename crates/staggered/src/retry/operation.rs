@@ -1,7 +1,7 @@
 //! One operation under a policy: the state machine every driver steps.
 //!
-//! A driver (the blocking loop, the async future, the tower, reqwest and
-//! tonic integrations, `stagger run`) asks [`Operation::before`] before each
+//! A driver (the blocking loop, the async loop, the tower layer, `stagger
+//! run` through the blocking loop) asks [`Operation::before`] before each
 //! attempt and reports each attempt to [`Operation::after`]; the answer is
 //! "send attempt `n`, cut it at this limit", "wait this long", "done" or
 //! "stop, for this reason". Everything around an attempt happens here: the
@@ -20,6 +20,34 @@ use crate::retry::policy::PolicyBudget;
 use crate::retry::timeout::Timeout;
 use crate::sleep::Clock;
 use crate::{Action, Budget, Decision, Limits, Retried, RetryPolicy, Schedule, StopReason};
+
+/// What the machine reads of a call at each step: the policy, the limits
+/// in force (the policy's, or its service limits), the call's own hooks,
+/// and the clock.
+pub(crate) struct CallParts<'a, S, C, T, H, K: ?Sized> {
+    pub(crate) policy: &'a RetryPolicy<S, C, T>,
+    pub(crate) limits: &'a Limits,
+    pub(crate) hooks: &'a H,
+    pub(crate) clock: &'a K,
+}
+
+impl<S, C, T: Timeout, H, K: ?Sized> CallParts<'_, S, C, T, H, K> {
+    /// Whether the clock must be read before attempt 1: for the deadline,
+    /// or to cut attempts at their timeout.
+    fn times_attempts(&self) -> bool {
+        self.limits.deadline.is_some() || self.policy.timeout.limit().is_some()
+    }
+}
+
+impl<S, C, T, H, K: ?Sized> CallParts<'_, S, C, T, H, K> {
+    /// Whether anything reads an event's elapsed time: a hook, or `tracing`.
+    fn hears<X: ?Sized>(&self) -> bool
+    where
+        H: Notify<X>,
+    {
+        self.policy.hooks.hears() || Notify::<X>::hears(self.hooks) || cfg!(feature = "tracing")
+    }
+}
 
 /// What to do before the next attempt.
 pub(crate) enum Before<X> {
@@ -68,10 +96,8 @@ impl<X> Stopped<X> {
 /// The retry state of one operation on the schedule `S`, whose clock reads
 /// `I`, whose failed attempts are `X`.
 pub(crate) struct Operation<S: Schedule, I, X> {
-    limits: Limits,
-    timeout: Option<Duration>,
-    /// When attempt 1 started: read before it when a deadline or a timeout
-    /// needs it, otherwise at its failure.
+    /// When attempt 1 started: read before it when the deadline or a
+    /// timeout needs it, otherwise at its failure if a hook will read it.
     start: Option<I>,
     /// The attempt in flight, or the next one.
     attempt: u32,
@@ -89,28 +115,18 @@ pub(crate) struct Operation<S: Schedule, I, X> {
     repeatable: bool,
 }
 
-impl<S: Schedule, I: Copy, X> Operation<S, I, X> {
-    fn elapsed<K: Clock<Instant = I> + ?Sized>(&self, clock: &K) -> Duration {
-        self.start.map_or(Duration::ZERO, |start| clock.since(start))
-    }
-}
-
 impl<S: Schedule, I: Copy, X: fmt::Display> Operation<S, I, X> {
-    /// Starts an operation under `policy` with `limits` (the policy's, or
-    /// its service limits): the budget counts a request, and the clock is
+    /// Starts an operation: the budget counts a request, and the clock is
     /// read now if the deadline or a per-attempt timeout will need it.
-    pub(crate) fn start<C, T: Timeout, K: Clock<Instant = I> + ?Sized>(
-        policy: &RetryPolicy<S, C, T>,
-        limits: Limits,
-        clock: &K,
-    ) -> Self {
-        policy.budget.record_request();
-        let timeout = policy.timeout.limit();
-        let start = (limits.deadline.is_some() || timeout.is_some()).then(|| clock.now());
+    #[inline]
+    pub(crate) fn start<C, T, H, K>(cx: &CallParts<'_, S, C, T, H, K>) -> Self
+    where
+        T: Timeout,
+        K: Clock<Instant = I> + ?Sized,
+    {
+        cx.policy.budget.record_request();
         Operation {
-            limits,
-            timeout,
-            start,
+            start: cx.times_attempts().then(|| cx.clock.now()),
             attempt: 1,
             sent: 0,
             waited: Duration::ZERO,
@@ -123,134 +139,116 @@ impl<S: Schedule, I: Copy, X: fmt::Display> Operation<S, I, X> {
 
     /// Says whether the attempt in flight can be sent again (see
     /// [`Decision::set_repeatable`]).
+    #[inline]
     pub(crate) fn set_repeatable(&mut self, repeatable: bool) {
         self.repeatable = repeatable;
-    }
-
-    fn decision<C, T>(&mut self, policy: &RetryPolicy<S, C, T>) -> &mut Decision<S, PolicyBudget> {
-        let limits = self.limits;
-        self.decision
-            .get_or_insert_with(|| Decision::for_schedule(&policy.schedule, limits, policy.budget.clone()))
     }
 
     /// Before each attempt: the rate limiter's token, if the policy has a
     /// limiter; then the attempt, with its time limit (the per-attempt
     /// timeout, cut to the time left before the deadline).
-    pub(crate) fn before<C, T, K, H>(
-        &mut self,
-        policy: &RetryPolicy<S, C, T>,
-        hooks: &H,
-        clock: &K,
-    ) -> Before<X>
+    #[inline]
+    pub(crate) fn before<C, T, H, K>(&mut self, cx: &CallParts<'_, S, C, T, H, K>) -> Before<X>
     where
-        K: Clock<Instant = I> + ?Sized,
+        T: Timeout,
         H: Notify<X>,
+        K: Clock<Instant = I> + ?Sized,
     {
-        if let Err(wait) = policy.limiter.try_acquire() {
-            let elapsed = self.elapsed(clock);
-            return match self.decision(policy).on_token_wait(wait, elapsed) {
-                Action::Retry(wait) => {
-                    self.waited = self.waited.saturating_add(wait);
-                    self.token_wait = self.token_wait.saturating_add(wait);
-                    Before::Wait(wait)
-                }
-                Action::Stop(reason) => Before::Stop(self.give_up(policy, hooks, reason, None, elapsed)),
-            };
+        if let Err(wait) = cx.policy.limiter.try_acquire() {
+            return self.wait_for_token(cx, wait);
         }
         if !self.token_wait.is_zero() {
-            policy.limiter.record_wait(core::mem::take(&mut self.token_wait));
+            cx.policy.limiter.record_wait(core::mem::take(&mut self.token_wait));
         }
         if let Some(decision) = &mut self.decision {
             decision.on_send();
         }
         self.sent = self.attempt;
-        let limit = self.start.and_then(|start| self.limits.attempt_limit(self.timeout, clock.since(start)));
+        let limit = match self.start {
+            Some(start) if cx.times_attempts() => {
+                cx.limits.attempt_limit(cx.policy.timeout.limit(), cx.clock.since(start))
+            }
+            _ => None,
+        };
         Before::Send { attempt: self.attempt, limit }
     }
 
     /// After an attempt: judge it by `judge`; a success ends the operation,
     /// a failure is reported to the limiter and decided on.
-    pub(crate) fn after<V, E, C, T, K, H, J>(
+    #[inline]
+    pub(crate) fn after<V, E, C, T, H, K, J>(
         &mut self,
-        policy: &RetryPolicy<S, C, T>,
-        hooks: &H,
+        cx: &CallParts<'_, S, C, T, H, K>,
         judge: &J,
         attempted: Attempted<V, E>,
-        clock: &K,
     ) -> After<J::Success, X>
     where
-        K: Clock<Instant = I> + ?Sized,
         H: Notify<X>,
+        K: Clock<Instant = I> + ?Sized,
         J: Judge<V, E, Failed = X>,
     {
-        let (failed, failure) = match attempted {
+        match attempted {
             Attempted::Ended(outcome) => match judge.judge(outcome) {
-                Ok(success) => return After::Done(self.succeed(policy, success)),
-                Err(failed) => failed,
+                Ok(success) => After::Done(self.succeed(cx.policy, success)),
+                Err((failed, failure)) => self.fail(cx, failed, failure, J::type_name),
             },
-            Attempted::Cut(error) => (J::failed(error), Failure::timeout()),
-        };
-        policy.limiter.record(failure.kind == ErrorKind::Throttled);
-        let elapsed = match self.start {
-            Some(start) => clock.since(start),
-            None => {
-                self.start = Some(clock.now());
-                Duration::ZERO
-            }
-        };
-        let attempt = self.attempt;
-        let repeatable = self.repeatable;
-        let decision = self.decision(policy);
-        decision.set_repeatable(repeatable);
-        let action = decision.on_failure(&failure, elapsed);
-        let budget = self.decision(policy).budget().metrics();
-        let max_attempts = self.limits.max_attempts;
-        let error_type = J::type_name(&failed);
-        match action {
-            Action::Retry(delay) => {
-                let event =
-                    RetryEvent { attempt, max_attempts, delay, error: &failed, failure, elapsed, budget };
-                policy.hooks.on_retry(&event);
-                hooks.on_retry(&event);
-                crate::retry::trace::retry(&event, error_type);
-                policy.instruments.retry(&event, &policy.limiter);
-                self.attempt = attempt.saturating_add(1);
-                self.waited = self.waited.saturating_add(delay);
-                self.last = Some(failed);
-                After::Wait(delay)
-            }
-            Action::Stop(reason) => {
-                self.last = Some(failed);
-                After::Stop(self.give_up(policy, hooks, reason, Some(error_type), elapsed))
-            }
+            Attempted::Cut(error) => self.fail(cx, J::failed(error), Failure::timeout(), J::type_name),
         }
     }
 
     /// The caller cancelled while an attempt ran to its end (a blocking
     /// attempt cannot be dropped): if it failed, the retrying stops as
     /// cancelled, with that failure.
-    pub(crate) fn cancel_after_attempt<C, T>(&mut self, policy: &RetryPolicy<S, C, T>) {
-        self.decision(policy).cancel();
+    pub(crate) fn cancel_after_attempt<C, T, H, K: ?Sized>(&mut self, cx: &CallParts<'_, S, C, T, H, K>) {
+        self.decision(cx).cancel();
     }
 
     /// The caller cancelled, during a wait or during an attempt (which is
     /// dropped): the retrying stops, a retry allowed but not sent is given
     /// back to the budget, and the hooks hear it.
-    pub(crate) fn cancel<C, T, K, H>(
-        &mut self,
-        policy: &RetryPolicy<S, C, T>,
-        hooks: &H,
-        clock: &K,
-    ) -> Stopped<X>
+    pub(crate) fn cancel<C, T, H, K>(&mut self, cx: &CallParts<'_, S, C, T, H, K>) -> Stopped<X>
     where
-        K: Clock<Instant = I> + ?Sized,
         H: Notify<X>,
+        K: Clock<Instant = I> + ?Sized,
     {
-        self.decision(policy).cancel();
-        let elapsed = self.elapsed(clock);
-        self.give_up(policy, hooks, StopReason::Cancelled, None, elapsed)
+        self.decision(cx).cancel();
+        let elapsed = self.elapsed(cx.clock);
+        self.give_up(cx, StopReason::Cancelled, None, elapsed)
     }
 
+    fn decision<C, T, H, K: ?Sized>(
+        &mut self,
+        cx: &CallParts<'_, S, C, T, H, K>,
+    ) -> &mut Decision<S, PolicyBudget> {
+        let policy = cx.policy;
+        self.decision.get_or_insert_with(|| {
+            Decision::for_schedule(&policy.schedule, *cx.limits, policy.budget.clone())
+        })
+    }
+
+    fn elapsed<K: Clock<Instant = I> + ?Sized>(&self, clock: &K) -> Duration {
+        self.start.map_or(Duration::ZERO, |start| clock.since(start))
+    }
+
+    /// The rate limiter has no token for the next attempt yet: wait for one,
+    /// or stop if the wait would reach the deadline.
+    fn wait_for_token<C, T, H, K>(&mut self, cx: &CallParts<'_, S, C, T, H, K>, wait: Duration) -> Before<X>
+    where
+        H: Notify<X>,
+        K: Clock<Instant = I> + ?Sized,
+    {
+        let elapsed = self.elapsed(cx.clock);
+        match self.decision(cx).on_token_wait(wait, elapsed) {
+            Action::Retry(wait) => {
+                self.waited = self.waited.saturating_add(wait);
+                self.token_wait = self.token_wait.saturating_add(wait);
+                Before::Wait(wait)
+            }
+            Action::Stop(reason) => Before::Stop(self.give_up(cx, reason, None, elapsed)),
+        }
+    }
+
+    #[inline]
     fn succeed<C, T, V>(&mut self, policy: &RetryPolicy<S, C, T>, value: V) -> Retried<V> {
         policy.limiter.record(false);
         match &mut self.decision {
@@ -266,34 +264,89 @@ impl<S: Schedule, I: Copy, X: fmt::Display> Operation<S, I, X> {
         Retried { value, attempts: self.attempt, waited: self.waited }
     }
 
+    /// A failed attempt, classified `failure`: reported to the limiter,
+    /// decided on, and heard by the hooks. `type_name` names what failed,
+    /// for `tracing`.
+    fn fail<V, C, T, H, K>(
+        &mut self,
+        cx: &CallParts<'_, S, C, T, H, K>,
+        failed: X,
+        failure: Failure,
+        type_name: fn(&X) -> &'static str,
+    ) -> After<V, X>
+    where
+        H: Notify<X>,
+        K: Clock<Instant = I> + ?Sized,
+    {
+        let policy = cx.policy;
+        policy.limiter.record(failure.kind == ErrorKind::Throttled);
+        // Without a deadline the clock starts at attempt 1's failure, and
+        // only if a hook or `tracing` will read the time.
+        let elapsed = match self.start {
+            Some(start) => cx.clock.since(start),
+            None => {
+                if cx.hears::<X>() {
+                    self.start = Some(cx.clock.now());
+                }
+                Duration::ZERO
+            }
+        };
+        let (attempt, repeatable) = (self.attempt, self.repeatable);
+        let decision = self.decision(cx);
+        decision.set_repeatable(repeatable);
+        let action = decision.on_failure(&failure, elapsed);
+        match action {
+            Action::Retry(delay) => {
+                let budget = decision.budget().metrics();
+                let max_attempts = cx.limits.max_attempts;
+                let event =
+                    RetryEvent { attempt, max_attempts, delay, error: &failed, failure, elapsed, budget };
+                policy.hooks.on_retry(&event);
+                cx.hooks.on_retry(&event);
+                crate::retry::trace::retry(&event, type_name(&failed));
+                policy.instruments.retry(&event, &policy.limiter);
+                self.attempt = attempt.saturating_add(1);
+                self.waited = self.waited.saturating_add(delay);
+                self.last = Some(failed);
+                After::Wait(delay)
+            }
+            Action::Stop(reason) => {
+                let error_type = type_name(&failed);
+                self.last = Some(failed);
+                After::Stop(self.give_up(cx, reason, Some(error_type), elapsed))
+            }
+        }
+    }
+
     /// Stops for `reason`, `elapsed` after attempt 1 started, with the last
     /// failed attempt (of the type `error_type` names, for `tracing`).
-    fn give_up<C, T, H: Notify<X>>(
+    fn give_up<C, T, H, K>(
         &mut self,
-        policy: &RetryPolicy<S, C, T>,
-        hooks: &H,
+        cx: &CallParts<'_, S, C, T, H, K>,
         reason: StopReason,
         error_type: Option<&'static str>,
         elapsed: Duration,
-    ) -> Stopped<X> {
-        let attempts = self.sent;
+    ) -> Stopped<X>
+    where
+        H: Notify<X>,
+        K: ?Sized,
+    {
+        let policy = cx.policy;
         let decision = self.decision.as_ref();
-        let budget = decision.and_then(|decision| decision.budget().metrics());
-        let wait = decision.and_then(Decision::last_wait);
         let event = GiveUpEvent {
             reason,
-            attempts,
-            max_attempts: self.limits.max_attempts,
+            attempts: self.sent,
+            max_attempts: cx.limits.max_attempts,
             error: self.last.as_ref(),
-            wait,
+            wait: decision.and_then(Decision::last_wait),
             elapsed,
-            budget,
+            budget: decision.and_then(|decision| decision.budget().metrics()),
         };
         policy.hooks.on_give_up(&event);
-        hooks.on_give_up(&event);
+        cx.hooks.on_give_up(&event);
         crate::retry::trace::give_up(&event, error_type.unwrap_or(core::any::type_name::<X>()), policy.trace);
         policy.instruments.give_up(&event, &policy.limiter);
-        Stopped { reason, attempts, waited: self.waited, last: self.last.take() }
+        Stopped { reason, attempts: self.sent, waited: self.waited, last: self.last.take() }
     }
 }
 

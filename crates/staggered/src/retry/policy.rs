@@ -103,7 +103,7 @@ pub(crate) type PolicyBudget = crate::NoBudget;
 /// The deadline is measured from the start of attempt 1, so with a deadline
 /// (or a per-attempt timeout) the drivers read the clock before the first
 /// call. Without one they read it only once attempt 1 has failed, keeping
-/// the success path free of clock reads; [`RetryEvent::elapsed`] then
+/// the success path free of clock reads; [`RetryEvent::elapsed`](crate::RetryEvent::elapsed) then
 /// counts from that failure.
 #[derive(Clone)]
 pub struct RetryPolicy<S = Backoff, C = DefaultRules, T = NoTimeout> {
@@ -193,7 +193,7 @@ impl<S, C, T> RetryPolicy<S, C, T> {
     }
 
     /// Adds `hook`, called before every retry of every operation this
-    /// policy runs with a [`RetryEvent`] (which displays as a log line:
+    /// policy runs with a [`RetryEvent`](crate::RetryEvent) (which displays as a log line:
     /// `attempt 1/5 failed (connection reset); retrying in 1.1s`). A policy
     /// serves operations of any error type, so its hooks see the error as
     /// text; a call's own hooks ([`Retrying::on_retry`](crate::Retrying::on_retry))
@@ -208,7 +208,7 @@ impl<S, C, T> RetryPolicy<S, C, T> {
     }
 
     /// Adds `hook`, called once when an operation of this policy gives up,
-    /// with a [`GiveUpEvent`] (which displays as a log line), the error
+    /// with a [`GiveUpEvent`](crate::GiveUpEvent) (which displays as a log line), the error
     /// seen as text as for [`on_retry`](RetryPolicy::on_retry).
     #[cfg(feature = "std")]
     pub fn on_give_up<F>(mut self, hook: F) -> Self

@@ -430,7 +430,7 @@ where
         let Retrying { policy, op, classifier, ready, hooks, cancel, timer, .. } = self;
         let judge = Call { classifier: classifier.pick(&policy.classifier), ready: &ready };
         let (sleeper, clock) = (timer.sleeper(), timer.clock());
-        crate::retry::blocking::drive(policy, policy.limits, op, &judge, &hooks, sleeper, clock, cancel)
+        crate::retry::blocking::drive(policy, &policy.limits, op, &judge, &hooks, sleeper, clock, cancel)
             .map_err(|stopped| stopped.into_error(<Call<'_, W::Classifier, U> as Judge<V, E>>::last))
     }
 }
@@ -477,7 +477,7 @@ where
         let send = |attempt, _| Sending { future: op(attempt), repeatable: true };
         crate::retry::future::drive(
             policy,
-            policy.limits,
+            &policy.limits,
             send,
             &judge,
             &hooks,

@@ -257,7 +257,7 @@ where
             Sending { future: cut_by_channel(sent, limit, clock), repeatable: true }
         };
         let limits = grpc_limits(policy.service_limits());
-        drive(policy, limits, send, &judge, &hooks, sleeper, clock, cancel.into_future()).await.map_err(
+        drive(policy, &limits, send, &judge, &hooks, sleeper, clock, cancel.into_future()).await.map_err(
             |stopped| stopped.into_error(<Call<'_, Statuses<'_, C>, U> as Judge<Response<R>, Status>>::last),
         )
     }

@@ -15,11 +15,11 @@ use tower_service::Service;
 use super::Shared;
 use crate::retry::event::NoNotify;
 use crate::retry::judge::{Outcomes, Ready};
-use crate::retry::operation::{After, Attempted, Before, Operation};
+use crate::retry::operation::{After, Attempted, Before, CallParts, Operation};
 use crate::retry::timeout::{FromTimedOut, Timeout};
 use crate::service::{give_back, CancelError, CancelSignal, ClassifyResult, CloneRequest, FailedAttempt};
 use crate::sleep::{Clock, Sleeper};
-use crate::{RetryPolicy, Schedule, TimedOut};
+use crate::{Limits, RetryPolicy, Schedule, TimedOut};
 
 /// One request's shared state.
 type SharedOf<S, C, T, Q, Z, K, U, X> = Arc<Shared<RetryPolicy<S, C, T>, Q, Z, K, U, X>>;
@@ -45,6 +45,8 @@ pin_project! {
         service: Option<Svc>,
         // The request the next attempt sends.
         request: Option<Req>,
+        // The policy's limits for services.
+        limits: Limits,
         operation: Operation<S, K::Instant, FailedAttempt<Svc::Response, Svc::Error>>,
         #[pin]
         cancel: X::Signal,
@@ -83,9 +85,11 @@ where
     /// to a clone, readied after the wait, as a retry's does).
     pub(super) fn start(shared: SharedOf<S, C, T, Q, Z, K, U, X>, inner: &mut Svc, request: Req) -> Self {
         let policy = &shared.policy;
-        let mut operation = Operation::start(policy, policy.service_limits(), &shared.clock);
+        let limits = policy.service_limits();
+        let parts = CallParts { policy, limits: &limits, hooks: &NoNotify, clock: &shared.clock };
+        let mut operation = Operation::start(&parts);
         let cancel = shared.cancel.signal();
-        let (state, service, request) = match operation.before(policy, &NoNotify, &shared.clock) {
+        let (state, service, request) = match operation.before(&parts) {
             Before::Send { limit, .. } => {
                 let spare = shared.clone_request.clone_request(&request);
                 let service = spare.as_ref().map(|_| inner.clone());
@@ -97,7 +101,7 @@ where
             }
             Before::Stop(stopped) => (State::Stopped { outcome: Some(give_back(stopped, None)) }, None, None),
         };
-        ResponseFuture { shared, service, request, operation, cancel, state }
+        ResponseFuture { shared, service, request, limits, operation, cancel, state }
     }
 }
 
@@ -143,6 +147,7 @@ where
             let mut this = self.as_mut().project();
             let shared = &**this.shared;
             let (policy, clock) = (&shared.policy, &shared.clock);
+            let parts = CallParts { policy, limits: &*this.limits, hooks: &NoNotify, clock };
             if let StateProj::Stopped { outcome } = this.state.as_mut().project() {
                 // Polled after it completed: nothing more will come.
                 return outcome.take().map_or(Poll::Pending, Poll::Ready);
@@ -150,7 +155,7 @@ where
             if let Poll::Ready(fired) = this.cancel.as_mut().poll(cx) {
                 // Dropping the state drops an attempt in flight.
                 this.state.set(State::Stopped { outcome: None });
-                let stopped = this.operation.cancel(policy, &NoNotify, clock);
+                let stopped = this.operation.cancel(&parts);
                 return Poll::Ready(give_back(stopped, Some(fired.into_error())));
             }
             match this.state.as_mut().project() {
@@ -167,7 +172,7 @@ where
                     };
                     this.operation.set_repeatable(this.service.is_some() && this.request.is_some());
                     let judge = Outcomes { classifier: &policy.classifier, ready: &shared.ready };
-                    match this.operation.after(policy, &NoNotify, &judge, attempted, clock) {
+                    match this.operation.after(&parts, &judge, attempted) {
                         After::Done(done) => return Poll::Ready(done.value),
                         After::Wait(delay) => {
                             this.state.set(State::Waiting { sleep: shared.sleeper.sleep(delay) })
@@ -186,7 +191,7 @@ where
                     if let Err(error) = ready!(service.poll_ready(cx)) {
                         return Poll::Ready(Err(error));
                     }
-                    match this.operation.before(policy, &NoNotify, clock) {
+                    match this.operation.before(&parts) {
                         Before::Send { limit, .. } => {
                             let Some(request) = this.request.take() else {
                                 unreachable!("a request waits only when it can be sent again")
