@@ -47,7 +47,6 @@
 //! successful one keeps what it started (`ssh -f`, a server started with
 //! `&`), since that is then the command's purpose.
 
-use std::io;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -56,21 +55,13 @@ use rustix::io::Errno;
 use rustix::process::{waitpid, Pid, Signal, WaitOptions};
 use signal_hook::consts::{SIGTTIN, SIGTTOU};
 
+use super::attempt::AttemptError;
 use super::event::{Event, Termination};
 use super::group::{Isolation, Leftovers, Target};
 use super::outcome::{Outcome, TimeLimit};
 use super::signals;
 use super::spawn::{self, CommandLine};
 use super::stdin::Replay;
-
-/// Why an attempt could not be made or followed.
-#[derive(Debug)]
-pub enum AttemptError {
-    /// The command could not be started (not found, not executable, ...).
-    Spawn(io::Error),
-    /// Waiting for the command failed; it was killed.
-    Wait(io::Error),
-}
 
 /// How one attempt is run: where, how long, how it is stopped, and what it
 /// reads.
@@ -111,9 +102,9 @@ fn earliest(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
 }
 
 /// Runs `command` once as `plan` says, and returns how it ended. Each
-/// signal `stagger` receives meanwhile goes to `on_signal` (the driver
-/// cancels the retrying) and, as the [module docs](self) say, on to the
-/// command; then the attempt goes on until the command ends.
+/// signal `stagger` receives meanwhile (which has cancelled the retrying
+/// already, [`signals::listen`]) goes on to the command as the
+/// [module docs](self) say; then the attempt goes on until the command ends.
 ///
 /// `events` must be the receiving end of `sender`, the channel the signal
 /// thread sends to.
@@ -126,7 +117,6 @@ pub fn run(
     plan: AttemptPlan<'_>,
     events: &Receiver<Event>,
     sender: &Sender<Event>,
-    mut on_signal: impl FnMut(i32),
 ) -> Result<Outcome, AttemptError> {
     let pid = spawn::start(command, plan.isolation, plan.stdin).map_err(AttemptError::Spawn)?;
     let started = Instant::now();
@@ -169,7 +159,7 @@ pub fn run(
                 if stops.timed_out || stops.terminal_stop.is_some() || stops.force_killed {
                     target.kill_leftovers();
                 } else if outcome != Outcome::Exited(0) && plan.leftovers == Leftovers::End {
-                    target.end_leftovers(plan.kill_after, events, &mut on_signal);
+                    target.end_leftovers(plan.kill_after, events);
                 }
                 return Ok(outcome);
             }
@@ -184,7 +174,6 @@ pub fn run(
                 }
             }
             Some(Event::Signal(signal)) => {
-                on_signal(signal);
                 if stops.cancel.is_some() {
                     // A second cancel: no more waiting.
                     target.signal(Signal::KILL);
@@ -246,30 +235,6 @@ fn wait(pid: Pid, events: &Sender<Event>) {
         let last = matches!(event, Event::Ended(_) | Event::WaitFailed(_));
         if events.send(event).is_err() || last {
             return;
-        }
-    }
-}
-
-/// Waits up to `delay` between attempts, or until `stagger` receives a
-/// cancelling signal, which it returns. Other events (none are expected:
-/// no command runs) are ignored.
-pub fn sleep(delay: Duration, events: &Receiver<Event>) -> Option<i32> {
-    let until = Instant::now().checked_add(delay);
-    loop {
-        let event = match until {
-            Some(until) => {
-                let left = until.saturating_duration_since(Instant::now());
-                match events.recv_timeout(left) {
-                    Ok(event) => event,
-                    Err(RecvTimeoutError::Timeout) => return None,
-                    Err(RecvTimeoutError::Disconnected) => unreachable!("the driver holds a sender"),
-                }
-            }
-            // A delay past the end of the clock: wait for a signal.
-            None => events.recv().expect("the driver holds a sender"),
-        };
-        if let Event::Signal(signal) = event {
-            return Some(signal);
         }
     }
 }

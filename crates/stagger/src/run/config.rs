@@ -1,6 +1,6 @@
 //! `RunConfig`: the options of `stagger run` and its `--config` file,
-//! checked together and turned into a schedule, the decision's limits and
-//! a plan for each attempt, before anything runs.
+//! checked together and turned into a retry policy (a schedule and its
+//! limits) and a plan for each attempt, before anything runs.
 //!
 //! Precedence, field by field: an option given on the command line, else
 //! the file's value, else the preset's (`--preset`, else the file's
@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use anyhow::anyhow;
 use staggered::config::{ClassificationConfig, RetryConfig};
-use staggered::{Backoff, Limits, SERVICE_MAX_HINT};
+use staggered::{RetryPolicy, SERVICE_MAX_HINT};
 
 use super::args::{flag, RunArgs};
 use super::file;
@@ -25,19 +25,16 @@ use super::stdin::StdinMode;
 use crate::exit::UsageError;
 
 /// A validated `stagger run` invocation.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct RunConfig {
     /// The schedule, with the file's fields and every option applied, and
-    /// the seed (`--seed`, else `schedule.seed`) if the delays are to be
-    /// reproducible.
-    pub backoff: Backoff,
-    /// max_attempts (the schedule's), the deadline (`--deadline`, else
-    /// `limits.deadline`, else the schedule's) and the hint limits
+    /// the seed (`--seed`, else `schedule.seed`) if the delays and the
+    /// jitter added to server hints are to be reproducible; with its
+    /// limits: max_attempts (the schedule's), the deadline (`--deadline`,
+    /// else `limits.deadline`, else the schedule's) and the hint limits
     /// (`--max-hint`, else `limits.max_hint`, else the largest delay, at
-    /// least a minute with `--http-headers`), for the retry decision.
-    pub limits: Limits,
-    /// The seed of the jitter added to server hints: the schedule's, if set.
-    pub hint_seed: Option<u64>,
+    /// least a minute with `--http-headers`).
+    pub policy: RetryPolicy,
     /// `--attempt-timeout`, else `limits.attempt_timeout`.
     pub attempt_timeout: Option<Duration>,
     /// `--kill-after`.
@@ -137,10 +134,9 @@ impl RunConfig {
             );
         }
         let (program, rest) = args.command.split_first().ok_or_else(|| anyhow!("no command to run"))?;
+        let policy = RetryPolicy::new(backoff).with_limits(limits).map_err(|err| blame(err.into(), path))?;
         Ok(RunConfig {
-            backoff,
-            limits,
-            hint_seed: config.schedule.seed,
+            policy,
             attempt_timeout: config.attempt_timeout(),
             kill_after: args.kill_after,
             classification: config.classification,
@@ -178,7 +174,7 @@ mod tests {
     use super::*;
     use crate::exit::Exit;
     use clap::Parser;
-    use staggered::Strategy;
+    use staggered::{Schedule, Strategy};
 
     /// `stagger run`'s options alone, to parse them as the CLI does.
     #[derive(Debug, Parser)]
@@ -196,10 +192,10 @@ mod tests {
     fn schedule_options_build_the_schedule_and_the_limits() {
         let c =
             config(&["--strategy", "constant", "--base", "10ms", "--attempts", "3", "--", "true"]).unwrap();
-        assert_eq!(c.backoff.strategy(), Strategy::Constant);
-        assert_eq!((c.limits.max_attempts, c.limits.deadline), (Some(3), None));
+        assert_eq!(c.policy.schedule().strategy(), Strategy::Constant);
+        assert_eq!((c.policy.limits().max_attempts, c.policy.limits().deadline), (Some(3), None));
         assert_eq!(c.classification, ClassificationConfig::default());
-        assert_eq!(c.backoff.seed(), None);
+        assert_eq!(c.policy.schedule().seed(), None);
         assert_eq!(c.isolation, Isolation::ProcessGroup);
         assert_eq!(c.kill_after, Duration::from_secs(2));
         assert_eq!(c.command, CommandLine { program: "true".into(), args: vec![] });
@@ -208,10 +204,10 @@ mod tests {
     #[test]
     fn the_deadline_comes_from_the_option_or_the_preset() {
         let google = config(&["--preset", "google", "--", "true"]).unwrap();
-        assert_eq!(google.limits.deadline, Some(Duration::from_secs(15 * 60)));
-        assert_eq!(google.limits.max_attempts, None);
+        assert_eq!(google.policy.limits().deadline, Some(Duration::from_secs(15 * 60)));
+        assert_eq!(google.policy.limits().max_attempts, None);
         let mine = config(&["--preset", "google", "--deadline", "300ms", "--", "true"]).unwrap();
-        assert_eq!(mine.limits.deadline, Some(Duration::from_millis(300)));
+        assert_eq!(mine.policy.limits().deadline, Some(Duration::from_millis(300)));
     }
 
     /// A file holding every field `stagger run` reads, none at its default.
@@ -254,11 +250,14 @@ mod tests {
     fn every_field_of_the_file_takes_effect_as_the_library_reads_it() {
         let library = RetryConfig::from_toml_str(EVERY_FIELD).unwrap();
         let c = with_file("retry.toml", EVERY_FIELD, &[]).unwrap();
-        assert_eq!(c.backoff, library.backoff().unwrap());
-        assert_eq!(c.backoff.seed(), Some(42));
-        assert_eq!(c.backoff.granularity(), Some(Duration::from_millis(5)));
-        assert_eq!(c.limits, library.limits().unwrap());
-        assert_eq!((c.limits.max_attempts, c.limits.deadline), (Some(7), Some(Duration::from_secs(30))));
+        assert_eq!(c.policy.schedule(), &library.backoff().unwrap());
+        assert_eq!(c.policy.schedule().seed(), Some(42));
+        assert_eq!(c.policy.schedule().granularity(), Some(Duration::from_millis(5)));
+        assert_eq!(c.policy.limits(), &library.limits().unwrap());
+        assert_eq!(
+            (c.policy.limits().max_attempts, c.policy.limits().deadline),
+            (Some(7), Some(Duration::from_secs(30)))
+        );
         assert_eq!(c.attempt_timeout, Some(Duration::from_secs(4)));
         assert_eq!(c.classification, library.classification);
         assert!(c.warnings.is_empty(), "{:?}", c.warnings);
@@ -297,7 +296,7 @@ mod tests {
             ],
         )
         .unwrap();
-        let b = &c.backoff;
+        let b = c.policy.schedule();
         assert_eq!(
             (b.strategy(), b.base(), b.multiplier()),
             (Strategy::Exponential, Duration::from_millis(30), 2.0)
@@ -312,7 +311,10 @@ mod tests {
             (b.granularity(), b.deadline()),
             (Some(Duration::from_millis(5)), Some(Duration::from_secs(60)))
         );
-        assert_eq!((c.limits.max_attempts, c.limits.deadline), (Some(2), Some(Duration::from_secs(10))));
+        assert_eq!(
+            (c.policy.limits().max_attempts, c.policy.limits().deadline),
+            (Some(2), Some(Duration::from_secs(10)))
+        );
         assert_eq!(c.attempt_timeout, Some(Duration::from_secs(1)));
         // Either exit-code option replaces both of the file's lists.
         assert_eq!((c.classification.retry_exit_codes, c.classification.stop_exit_codes), (vec![], vec![9]));
@@ -326,22 +328,34 @@ mod tests {
         let file = "[schedule]\npreset = \"batch\"\nbase = \"20ms\"\n";
         let c = with_file("retry.toml", file, &[]).unwrap();
         let batch = staggered::Preset::Batch.builder().build().unwrap();
-        assert_eq!((c.backoff.strategy(), c.backoff.base()), (batch.strategy(), Duration::from_millis(20)));
+        assert_eq!(
+            (c.policy.schedule().strategy(), c.policy.schedule().base()),
+            (batch.strategy(), Duration::from_millis(20))
+        );
         // --preset replaces the file's preset, and the file's base still wins over it.
         let c = with_file("retry.toml", file, &["--preset", "aws"]).unwrap();
         let aws = staggered::Preset::Aws.builder().build().unwrap();
-        assert_eq!((c.backoff.strategy(), c.backoff.base()), (aws.strategy(), Duration::from_millis(20)));
-        assert_eq!(c.backoff.max_delay(), aws.max_delay());
+        assert_eq!(
+            (c.policy.schedule().strategy(), c.policy.schedule().base()),
+            (aws.strategy(), Duration::from_millis(20))
+        );
+        assert_eq!(c.policy.schedule().max_delay(), aws.max_delay());
     }
 
     #[test]
     fn the_limits_deadline_wins_over_the_schedules_and_the_option_over_both() {
         let file = "[schedule]\ndeadline = \"1m\"\n";
-        assert_eq!(with_file("r.toml", file, &[]).unwrap().limits.deadline, Some(Duration::from_secs(60)));
+        assert_eq!(
+            with_file("r.toml", file, &[]).unwrap().policy.limits().deadline,
+            Some(Duration::from_secs(60))
+        );
         let file = "[schedule]\ndeadline = \"1m\"\n[limits]\ndeadline = \"2s\"\n";
-        assert_eq!(with_file("r.toml", file, &[]).unwrap().limits.deadline, Some(Duration::from_secs(2)));
+        assert_eq!(
+            with_file("r.toml", file, &[]).unwrap().policy.limits().deadline,
+            Some(Duration::from_secs(2))
+        );
         let c = with_file("r.toml", file, &["--deadline", "1s"]).unwrap();
-        assert_eq!(c.limits.deadline, Some(Duration::from_secs(1)));
+        assert_eq!(c.policy.limits().deadline, Some(Duration::from_secs(1)));
     }
 
     #[test]
@@ -387,8 +401,11 @@ mod tests {
         let file = "[limits]\nmax_hint = \"2m\"\nhint_jitter = 0\n[classification]\nretry_statuses = [409]\n";
         let c = with_file("r.toml", file, &["--http-headers", headers, "--seed", "7"]).unwrap();
         assert!(c.warnings.is_empty(), "{:?}", c.warnings);
-        assert_eq!((c.limits.max_hint, c.limits.hint_jitter), (Some(Duration::from_secs(120)), 0.0));
-        assert_eq!(c.hint_seed, Some(7));
+        assert_eq!(
+            (c.policy.limits().max_hint, c.policy.limits().hint_jitter),
+            (Some(Duration::from_secs(120)), 0.0)
+        );
+        assert_eq!(c.policy.schedule().hint_seed(), Some(7));
         let http = c.http.expect("--http-headers");
         assert_eq!(http.path(), std::path::Path::new(headers));
         assert_eq!(
@@ -398,11 +415,11 @@ mod tests {
         // --max-hint wins over the file; without either, the largest delay
         // or a minute, whichever is longer, as the HTTP integrations do.
         let c = with_file("r.toml", file, &["--http-headers", headers, "--max-hint", "5s"]).unwrap();
-        assert_eq!(c.limits.max_hint, Some(Duration::from_secs(5)));
+        assert_eq!(c.policy.limits().max_hint, Some(Duration::from_secs(5)));
         let c = config(&["--cap", "7s", "--http-headers", headers, "--", "true"]).unwrap();
-        assert_eq!(c.limits.max_hint, Some(Duration::from_secs(60)));
+        assert_eq!(c.policy.limits().max_hint, Some(Duration::from_secs(60)));
         let c = config(&["--cap", "2m", "--http-headers", headers, "--", "true"]).unwrap();
-        assert_eq!(c.limits.max_hint, Some(Duration::from_secs(120)));
+        assert_eq!(c.policy.limits().max_hint, Some(Duration::from_secs(120)));
         // Without --http-headers, the same file is warned about.
         assert_eq!(with_file("r.toml", file, &[]).unwrap().warnings.len(), 3);
     }
@@ -424,7 +441,7 @@ mod tests {
         // Without `--`, everything from the first word on is the command's.
         let c = config(&["curl", "-f", "--attempts", "9"]).unwrap();
         assert_eq!(c.command.args, ["-f", "--attempts", "9"]);
-        assert_eq!(c.limits.max_attempts, Some(5));
+        assert_eq!(c.policy.limits().max_attempts, Some(5));
     }
 
     #[test]

@@ -101,10 +101,9 @@ impl Target {
     /// Ends what is left of the process group once its main process has
     /// ended: SIGTERM (and SIGCONT, in case it is stopped), then SIGKILL if
     /// anything is still there after `grace`. A cancelling signal that
-    /// arrives meanwhile goes to `on_signal` and brings the SIGKILL at once.
-    /// Returns at once when the group is empty, and does nothing with
-    /// `--foreground`.
-    pub fn end_leftovers(self, grace: Duration, events: &Receiver<Event>, mut on_signal: impl FnMut(i32)) {
+    /// arrives meanwhile brings the SIGKILL at once. Returns at once when
+    /// the group is empty, and does nothing with `--foreground`.
+    pub fn end_leftovers(self, grace: Duration, events: &Receiver<Event>) {
         if self.isolation != Isolation::ProcessGroup || !self.group_has_processes() {
             return;
         }
@@ -124,10 +123,7 @@ impl Target {
             // Nothing is expected on the channel but signals: the main
             // process has been reaped. Waiting on it keeps a cancel prompt.
             match events.recv_timeout(pause.min(left)) {
-                Ok(Event::Signal(signal)) => {
-                    on_signal(signal);
-                    break;
-                }
+                Ok(Event::Signal(_)) => break,
                 Ok(_) | Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => unreachable!("the driver holds a sender"),
             }

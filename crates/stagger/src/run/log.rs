@@ -55,8 +55,9 @@ pub struct GiveUpRecord<'a> {
     pub max_attempts: Option<u32>,
     /// Why the retrying stopped.
     pub reason: StopReason,
-    /// How the last attempt ended.
-    pub outcome: &'a Outcome,
+    /// How the last attempt ended; `None` when no attempt was made (a
+    /// signal came before attempt 1).
+    pub outcome: Option<&'a Outcome>,
     /// The HTTP response the last attempt left (`--http-headers`), if any.
     pub response: Option<&'a Response>,
     /// The signal that cancelled the run, if one did.
@@ -109,8 +110,11 @@ struct GiveUpJson<'a> {
     attempt: u32,
     max_attempts: Option<u32>,
     reason: &'static str,
-    error_type: &'static str,
-    error_message: &'a str,
+    /// Without an attempt, there is no error.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error_type: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error_message: Option<&'a str>,
     exit_code: u8,
     #[serde(skip_serializing_if = "Option::is_none")]
     signal: Option<String>,
@@ -156,23 +160,26 @@ pub fn retry_line(format: LogFormat, record: &RetryRecord<'_>) -> String {
 
 /// The line for giving up, without the newline.
 pub fn give_up_line(format: LogFormat, record: &GiveUpRecord<'_>) -> String {
-    let message = message(record.outcome, record.response);
+    let message = record.outcome.map(|outcome| message(outcome, record.response));
     match format {
         LogFormat::Human => {
             let reason = reason(record);
-            format!(
-                "stagger: {} failed ({}); giving up: {reason}",
-                attempt_of(record.attempt, record.max_attempts),
-                printable(&message)
-            )
+            match &message {
+                Some(message) => format!(
+                    "stagger: {} failed ({}); giving up: {reason}",
+                    attempt_of(record.attempt, record.max_attempts),
+                    printable(message)
+                ),
+                None => format!("stagger: giving up before attempt 1: {reason}"),
+            }
         }
         LogFormat::Json => json(&GiveUpJson {
             event: "give_up",
             attempt: record.attempt,
             max_attempts: record.max_attempts,
             reason: record.reason.name(),
-            error_type: record.outcome.error_type(),
-            error_message: &message,
+            error_type: record.outcome.map(Outcome::error_type),
+            error_message: message.as_deref(),
             exit_code: record.exit_code,
             signal: record.signal.map(signals::name),
             http_status: record.response.map(|response| response.status),
@@ -186,7 +193,7 @@ pub fn give_up_line(format: LogFormat, record: &GiveUpRecord<'_>) -> String {
 }
 
 /// How the attempt ended: `exit code 22, HTTP 503 Service Unavailable`.
-fn message(outcome: &Outcome, response: Option<&Response>) -> String {
+pub(super) fn message(outcome: &Outcome, response: Option<&Response>) -> String {
     match response {
         Some(response) => format!("{}, {}", outcome.message(), response.describe()),
         None => outcome.message(),
@@ -292,7 +299,7 @@ mod tests {
             attempt: 3,
             max_attempts: Some(3),
             reason,
-            outcome,
+            outcome: Some(outcome),
             response: None,
             signal,
             refused: None,
@@ -383,6 +390,30 @@ mod tests {
         let value: Value = serde_json::from_str(&line).unwrap();
         assert_eq!(value["signal"], "SIGTERM");
         assert_eq!(value["reason"], "cancelled");
+    }
+
+    #[test]
+    fn a_signal_before_attempt_1_gives_up_without_an_error() {
+        let mut record = give_up(&Outcome::Exited(0), StopReason::Cancelled, Some(2));
+        (record.attempt, record.outcome, record.exit_code) = (0, None, 130);
+        assert_eq!(
+            give_up_line(LogFormat::Human, &record),
+            "stagger: giving up before attempt 1: cancelled by SIGINT"
+        );
+        let value: Value = serde_json::from_str(&give_up_line(LogFormat::Json, &record)).unwrap();
+        assert_eq!(
+            value,
+            json!({
+                "event": "give_up",
+                "attempt": 0,
+                "max_attempts": 3,
+                "reason": "cancelled",
+                "exit_code": 130,
+                "signal": "SIGINT",
+                "elapsed_ms": 1500,
+                "timestamp": "2024-05-01T12:00:00.123Z",
+            })
+        );
     }
 
     #[test]

@@ -43,7 +43,7 @@ pub struct TimeLimit {
 
 impl TimeLimit {
     /// The limit for the next attempt: `--attempt-timeout`, clipped to the
-    /// time left before the deadline (`Decision::time_left`); `None` when
+    /// time left before the deadline (`Limits::time_left`); `None` when
     /// there is neither.
     pub fn for_attempt(attempt_timeout: Option<Duration>, time_left: Option<Duration>) -> Option<TimeLimit> {
         match (attempt_timeout, time_left) {

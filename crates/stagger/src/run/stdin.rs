@@ -11,6 +11,8 @@ use std::process::ChildStdin;
 use std::sync::Arc;
 use std::thread;
 
+use crate::exit::UsageError;
+
 /// The values of `--stdin`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum StdinMode {
@@ -52,6 +54,25 @@ impl std::fmt::Display for ReplayError {
 }
 
 impl std::error::Error for ReplayError {}
+
+/// What the attempts read with `--stdin mode`: for `replay`, standard
+/// input read to the end now; `None` when each inherits it.
+///
+/// # Errors
+/// A usage error naming `--stdin` for more than [`REPLAY_LIMIT`], or a
+/// failure to read.
+pub fn for_attempts(mode: StdinMode) -> anyhow::Result<Option<Replay>> {
+    match mode {
+        StdinMode::Inherit => Ok(None),
+        StdinMode::Replay => match Replay::read(io::stdin().lock(), REPLAY_LIMIT) {
+            Ok(replay) => Ok(Some(replay)),
+            Err(err @ ReplayError::TooLong(_)) => {
+                Err(anyhow::Error::new(err).context(UsageError::option(super::args::flag::STDIN)))
+            }
+            Err(err) => Err(err.into()),
+        },
+    }
+}
 
 impl Replay {
     /// Reads `input` to the end, refusing more than `limit` bytes.

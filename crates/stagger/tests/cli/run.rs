@@ -178,6 +178,7 @@ fn a_signal_while_waiting_to_retry_ends_the_run_with_128_plus_the_signal() {
     let (_dir, attempts) = temp();
     let options =
         ["run", "--strategy", "constant", "--base", "30s", "--log-format", "json"].map(str::to_owned);
+    let started = Instant::now();
     let mut stagger = Command::new(env!("CARGO_BIN_EXE_stagger"))
         .args(sh_args(&options, &counting(1), &[&attempts]))
         .stderr(Stdio::piped())
@@ -191,6 +192,7 @@ fn a_signal_while_waiting_to_retry_ends_the_run_with_128_plus_the_signal() {
     kill_process(pid(&stagger), Signal::INT).expect("signal stagger");
     let status = stagger.wait().expect("stagger ends");
     assert!(sent.elapsed() < Duration::from_secs(10), "the wait is interrupted");
+    let run_time = started.elapsed();
     assert_eq!(status.code(), Some(130));
     assert_eq!(lines(&attempts), 1);
     let mut give_up = String::new();
@@ -199,6 +201,13 @@ fn a_signal_while_waiting_to_retry_ends_the_run_with_128_plus_the_signal() {
     assert_eq!(give_up["reason"], "cancelled");
     assert_eq!(give_up["signal"], "SIGINT");
     assert_eq!(give_up["exit_code"], 130);
+    // The summary counts the part of the 30 s wait that was waited.
+    let mut summary = String::new();
+    stderr.read_line(&mut summary).expect("a summary line");
+    let summary: Value = serde_json::from_str(&summary).expect("JSON");
+    assert_eq!((&summary["reason"], &summary["attempts"]), (&Value::from("cancelled"), &Value::from(1)));
+    let waited = summary["waited_ms"].as_u64().expect("waited_ms");
+    assert!(u128::from(waited) <= run_time.as_millis(), "not the 30s wait: {waited}ms in {run_time:?}");
 }
 
 #[test]
