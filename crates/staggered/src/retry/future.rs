@@ -59,7 +59,7 @@ where
         let wait = match operation.before(&cx) {
             Before::Send { attempt, limit } => {
                 let sending = send(attempt, limit);
-                operation.set_repeatable(sending.repeatable);
+                operation.set_repeatable(&cx, sending.repeatable);
                 let attempt = attempt_within(sending.future, limit, sleeper);
                 let Ok(attempted) = race(attempt, cancel.as_mut()).await else {
                     return Err(operation.cancel(&cx));

@@ -93,8 +93,8 @@ impl<X> Stopped<X> {
     }
 }
 
-/// The retry state of one operation on the schedule `S`, whose clock reads
-/// `I`, whose failed attempts are `X`.
+/// The state of one operation on the schedule `S`, whose clock reads `I`,
+/// whose failed attempts are `X`.
 pub(crate) struct Operation<S: Schedule, I, X> {
     /// When attempt 1 started: read before it when the deadline or a
     /// timeout needs it, otherwise at its failure if a hook will read it.
@@ -103,16 +103,19 @@ pub(crate) struct Operation<S: Schedule, I, X> {
     attempt: u32,
     /// The attempts sent so far.
     sent: u32,
+    /// What there is to know once an attempt has failed or waited for a
+    /// token: made then, so that a first-try success builds none of it.
+    retrying: Option<Retrying<S, X>>,
+}
+
+/// An operation's state once it has something to retry or to wait for.
+struct Retrying<S: Schedule, X> {
+    decision: Decision<S, PolicyBudget>,
     waited: Duration,
     /// The time the next attempt has waited for its token so far.
     token_wait: Duration,
-    /// Made when first needed (a failure, a wait for a token, a cancel), so
-    /// that a success costs no schedule and no budget handle.
-    decision: Option<Decision<S, PolicyBudget>>,
     /// The last failed attempt, kept for a stop that has no newer one.
     last: Option<X>,
-    /// Whether the attempt in flight may be sent again.
-    repeatable: bool,
 }
 
 impl<S: Schedule, I: Copy, X: fmt::Display> Operation<S, I, X> {
@@ -125,23 +128,20 @@ impl<S: Schedule, I: Copy, X: fmt::Display> Operation<S, I, X> {
         K: Clock<Instant = I> + ?Sized,
     {
         cx.policy.budget.record_request();
-        Operation {
-            start: cx.times_attempts().then(|| cx.clock.now()),
-            attempt: 1,
-            sent: 0,
-            waited: Duration::ZERO,
-            token_wait: Duration::ZERO,
-            decision: None,
-            last: None,
-            repeatable: true,
-        }
+        Operation { start: cx.times_attempts().then(|| cx.clock.now()), attempt: 1, sent: 0, retrying: None }
     }
 
     /// Says whether the attempt in flight can be sent again (see
-    /// [`Decision::set_repeatable`]).
-    #[inline]
-    pub(crate) fn set_repeatable(&mut self, repeatable: bool) {
-        self.repeatable = repeatable;
+    /// [`Decision::set_repeatable`]): a request that cannot be stops with
+    /// [`StopReason::NotRepeatable`] if it fails.
+    pub(crate) fn set_repeatable<C, T, H, K: ?Sized>(
+        &mut self,
+        cx: &CallParts<'_, S, C, T, H, K>,
+        repeatable: bool,
+    ) {
+        if !repeatable {
+            self.retrying(cx).decision.set_repeatable(false);
+        }
     }
 
     /// Before each attempt: the rate limiter's token, if the policy has a
@@ -157,11 +157,8 @@ impl<S: Schedule, I: Copy, X: fmt::Display> Operation<S, I, X> {
         if let Err(wait) = cx.policy.limiter.try_acquire() {
             return self.wait_for_token(cx, wait);
         }
-        if !self.token_wait.is_zero() {
-            cx.policy.limiter.record_wait(core::mem::take(&mut self.token_wait));
-        }
-        if let Some(decision) = &mut self.decision {
-            decision.on_send();
+        if let Some(retrying) = &mut self.retrying {
+            retrying.sent(cx.policy);
         }
         self.sent = self.attempt;
         let limit = match self.start {
@@ -200,7 +197,7 @@ impl<S: Schedule, I: Copy, X: fmt::Display> Operation<S, I, X> {
     /// attempt cannot be dropped): if it failed, the retrying stops as
     /// cancelled, with that failure.
     pub(crate) fn cancel_after_attempt<C, T, H, K: ?Sized>(&mut self, cx: &CallParts<'_, S, C, T, H, K>) {
-        self.decision(cx).cancel();
+        self.retrying(cx).decision.cancel();
     }
 
     /// The caller cancelled, during a wait or during an attempt (which is
@@ -211,23 +208,27 @@ impl<S: Schedule, I: Copy, X: fmt::Display> Operation<S, I, X> {
         H: Notify<X>,
         K: Clock<Instant = I> + ?Sized,
     {
-        self.decision(cx).cancel();
+        self.retrying(cx).decision.cancel();
         let elapsed = self.elapsed(cx.clock);
         self.give_up(cx, StopReason::Cancelled, None, elapsed)
     }
 
-    fn decision<C, T, H, K: ?Sized>(
-        &mut self,
-        cx: &CallParts<'_, S, C, T, H, K>,
-    ) -> &mut Decision<S, PolicyBudget> {
+    fn retrying<C, T, H, K: ?Sized>(&mut self, cx: &CallParts<'_, S, C, T, H, K>) -> &mut Retrying<S, X> {
         let policy = cx.policy;
-        self.decision.get_or_insert_with(|| {
-            Decision::for_schedule(&policy.schedule, *cx.limits, policy.budget.clone())
+        self.retrying.get_or_insert_with(|| Retrying {
+            decision: Decision::for_schedule(&policy.schedule, *cx.limits, policy.budget.clone()),
+            waited: Duration::ZERO,
+            token_wait: Duration::ZERO,
+            last: None,
         })
     }
 
     fn elapsed<K: Clock<Instant = I> + ?Sized>(&self, clock: &K) -> Duration {
         self.start.map_or(Duration::ZERO, |start| clock.since(start))
+    }
+
+    fn waited(&self) -> Duration {
+        self.retrying.as_ref().map_or(Duration::ZERO, |retrying| retrying.waited)
     }
 
     /// The rate limiter has no token for the next attempt yet: wait for one,
@@ -238,10 +239,11 @@ impl<S: Schedule, I: Copy, X: fmt::Display> Operation<S, I, X> {
         K: Clock<Instant = I> + ?Sized,
     {
         let elapsed = self.elapsed(cx.clock);
-        match self.decision(cx).on_token_wait(wait, elapsed) {
+        let retrying = self.retrying(cx);
+        match retrying.decision.on_token_wait(wait, elapsed) {
             Action::Retry(wait) => {
-                self.waited = self.waited.saturating_add(wait);
-                self.token_wait = self.token_wait.saturating_add(wait);
+                retrying.waited = retrying.waited.saturating_add(wait);
+                retrying.token_wait = retrying.token_wait.saturating_add(wait);
                 Before::Wait(wait)
             }
             Action::Stop(reason) => Before::Stop(self.give_up(cx, reason, None, elapsed)),
@@ -251,17 +253,22 @@ impl<S: Schedule, I: Copy, X: fmt::Display> Operation<S, I, X> {
     #[inline]
     fn succeed<C, T, V>(&mut self, policy: &RetryPolicy<S, C, T>, value: V) -> Retried<V> {
         policy.limiter.record(false);
-        match &mut self.decision {
-            Some(decision) if self.attempt > 1 => {
-                decision.on_success();
-                policy.instruments.success_after_retry(decision.budget(), &policy.limiter);
-            }
-            _ => {
+        match &mut self.retrying {
+            None => {
                 policy.budget.deposit(1, None);
                 policy.instruments.first_try_success();
+                Retried { value, attempts: 1, waited: Duration::ZERO }
+            }
+            Some(retrying) => {
+                retrying.decision.on_success();
+                if self.attempt == 1 {
+                    policy.instruments.first_try_success();
+                } else {
+                    policy.instruments.success_after_retry(retrying.decision.budget(), &policy.limiter);
+                }
+                Retried { value, attempts: self.attempt, waited: retrying.waited }
             }
         }
-        Retried { value, attempts: self.attempt, waited: self.waited }
     }
 
     /// A failed attempt, classified `failure`: reported to the limiter,
@@ -291,13 +298,11 @@ impl<S: Schedule, I: Copy, X: fmt::Display> Operation<S, I, X> {
                 Duration::ZERO
             }
         };
-        let (attempt, repeatable) = (self.attempt, self.repeatable);
-        let decision = self.decision(cx);
-        decision.set_repeatable(repeatable);
-        let action = decision.on_failure(&failure, elapsed);
-        match action {
+        let attempt = self.attempt;
+        let retrying = self.retrying(cx);
+        match retrying.decision.on_failure(&failure, elapsed) {
             Action::Retry(delay) => {
-                let budget = decision.budget().metrics();
+                let budget = retrying.decision.budget().metrics();
                 let max_attempts = cx.limits.max_attempts;
                 let event =
                     RetryEvent { attempt, max_attempts, delay, error: &failed, failure, elapsed, budget };
@@ -305,14 +310,14 @@ impl<S: Schedule, I: Copy, X: fmt::Display> Operation<S, I, X> {
                 cx.hooks.on_retry(&event);
                 crate::retry::trace::retry(&event, type_name(&failed));
                 policy.instruments.retry(&event, &policy.limiter);
+                retrying.waited = retrying.waited.saturating_add(delay);
+                retrying.last = Some(failed);
                 self.attempt = attempt.saturating_add(1);
-                self.waited = self.waited.saturating_add(delay);
-                self.last = Some(failed);
                 After::Wait(delay)
             }
             Action::Stop(reason) => {
                 let error_type = type_name(&failed);
-                self.last = Some(failed);
+                retrying.last = Some(failed);
                 After::Stop(self.give_up(cx, reason, Some(error_type), elapsed))
             }
         }
@@ -331,22 +336,34 @@ impl<S: Schedule, I: Copy, X: fmt::Display> Operation<S, I, X> {
         H: Notify<X>,
         K: ?Sized,
     {
-        let policy = cx.policy;
-        let decision = self.decision.as_ref();
+        let (policy, attempts) = (cx.policy, self.sent);
+        let waited = self.waited();
+        let retrying = self.retrying(cx);
         let event = GiveUpEvent {
             reason,
-            attempts: self.sent,
+            attempts,
             max_attempts: cx.limits.max_attempts,
-            error: self.last.as_ref(),
-            wait: decision.and_then(Decision::last_wait),
+            error: retrying.last.as_ref(),
+            wait: retrying.decision.last_wait(),
             elapsed,
-            budget: decision.and_then(|decision| decision.budget().metrics()),
+            budget: retrying.decision.budget().metrics(),
         };
         policy.hooks.on_give_up(&event);
         cx.hooks.on_give_up(&event);
         crate::retry::trace::give_up(&event, error_type.unwrap_or(core::any::type_name::<X>()), policy.trace);
         policy.instruments.give_up(&event, &policy.limiter);
-        Stopped { reason, attempts: self.sent, waited: self.waited, last: self.last.take() }
+        Stopped { reason, attempts, waited, last: retrying.last.take() }
+    }
+}
+
+impl<S: Schedule, X> Retrying<S, X> {
+    /// The next attempt is being sent: its token's wait is over, and the
+    /// retry that the budget paid for is spent.
+    fn sent<C, T>(&mut self, policy: &RetryPolicy<S, C, T>) {
+        if !self.token_wait.is_zero() {
+            policy.limiter.record_wait(core::mem::take(&mut self.token_wait));
+        }
+        self.decision.on_send();
     }
 }
 
@@ -354,8 +371,8 @@ impl<S: Schedule, I: Copy, X: fmt::Display> Operation<S, I, X> {
 /// back to the budget the retry it was waiting to send.
 impl<S: Schedule, I, X> Drop for Operation<S, I, X> {
     fn drop(&mut self) {
-        if let Some(decision) = &mut self.decision {
-            decision.retry_not_sent();
+        if let Some(retrying) = &mut self.retrying {
+            retrying.decision.retry_not_sent();
         }
     }
 }

@@ -170,7 +170,7 @@ where
                             _ => return Poll::Pending,
                         },
                     };
-                    this.operation.set_repeatable(this.service.is_some() && this.request.is_some());
+                    this.operation.set_repeatable(&parts, this.service.is_some() && this.request.is_some());
                     let judge = Outcomes { classifier: &policy.classifier, ready: &shared.ready };
                     match this.operation.after(&parts, &judge, attempted) {
                         After::Done(done) => return Poll::Ready(done.value),
