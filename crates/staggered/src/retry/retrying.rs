@@ -28,6 +28,9 @@
 //! a mock in tests). [`run`](Retrying::run) instead of `call` also returns
 //! the attempts made and the time waited.
 
+// The builder's type records what each call added; nobody writes it out.
+#![allow(clippy::type_complexity)]
+
 use core::fmt;
 use core::future::{Future, IntoFuture};
 use core::marker::PhantomData;
@@ -284,8 +287,6 @@ impl<'p, P, F, O: Outcome<M>, M, W, U, H, X, Tm> Retrying<'p, P, F, O, M, W, U, 
         Retrying { policy, op, classifier: Own(classifier), ready, hooks, cancel, timer, outcome }
     }
 
-    // The builder's type records what was added; nobody writes it out.
-    #[allow(clippy::type_complexity)]
     /// Adds `hook`, called before every retry of this call (after the
     /// policy's own hooks), with the failed attempt typed: the error, or
     /// after [`until`](Retrying::until) a [`FailedAttempt`](crate::FailedAttempt).
@@ -301,7 +302,6 @@ impl<'p, P, F, O: Outcome<M>, M, W, U, H, X, Tm> Retrying<'p, P, F, O, M, W, U, 
         self.with_hook(OnRetry::new(hook))
     }
 
-    #[allow(clippy::type_complexity)]
     /// Adds `hook`, called if this call gives up (after the policy's own
     /// hooks). A [`GiveUpEvent`] displays as a log line.
     pub fn on_give_up<G>(

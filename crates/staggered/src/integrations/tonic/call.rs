@@ -5,6 +5,9 @@
 //! [`Decision`] and reporting through the same hooks and `tracing` events as
 //! every other driver.
 
+// The builder's type records what each call added; nobody writes it out.
+#![allow(clippy::type_complexity)]
+
 use core::fmt;
 use core::future::{Future, IntoFuture};
 use core::marker::PhantomData;
@@ -145,7 +148,6 @@ impl<'a, P, Cl, M, F, R, U, H, X, Tm> GrpcRetrying<'a, P, Cl, M, F, R, U, H, X, 
 where
     U: Readiness<Response<R>, Status>,
 {
-    #[allow(clippy::type_complexity)]
     /// Adds `hook`, called before every retry of this call (after the
     /// policy's own hooks), with the failed call's [`Status`] (a
     /// [`FailedAttempt`](crate::FailedAttempt) after [`until`](GrpcRetrying::until)).
@@ -159,7 +161,6 @@ where
         self.with_hook(OnRetry::new(hook))
     }
 
-    #[allow(clippy::type_complexity)]
     /// Adds `hook`, called if this call gives up (after the policy's own hooks).
     pub fn on_give_up<G>(
         self,
