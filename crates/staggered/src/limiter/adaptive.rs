@@ -69,26 +69,23 @@ struct Inner<K: Clock> {
     /// Set by the first throttle, never cleared: until then attempts skip the
     /// lock entirely.
     enabled: AtomicBool,
-    /// Successful responses counted so far (see [`AdaptiveLimiter::record_response`]):
-    /// only ever counted up, so that a lost race loses a count and never
-    /// enters one twice.
-    responses: AtomicU64,
-    /// Enter the counted responses once `responses` reaches this: about an
-    /// eighth of a rate bucket's worth past the last entry, at the measured rate.
-    settle_at: AtomicU64,
+    /// Successful responses before the first throttle, counted without the
+    /// clock or the lock (see [`AdaptiveLimiter::record_response`]); the
+    /// first throttle enters them into the meter.
+    unmetered: AtomicU64,
     state: Mutex<State>,
     waits: AtomicU64,
     waited_nanos: AtomicU64,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy)]
 struct State {
     meter: RateMeter,
     cubic: Cubic,
     bucket: FillBucket,
     throttles: u64,
-    /// The value of `responses` last entered.
-    entered: u64,
+    /// When the first of the `unmetered` responses came, in seconds.
+    first_response: Option<f64>,
 }
 
 /// A snapshot of an [`AdaptiveLimiter`], for metrics and logs.
@@ -258,7 +255,7 @@ impl AdaptiveLimiterBuilder {
             cubic: Cubic::new(self.scale_constant, self.beta, 0.0, 0.0),
             bucket: FillBucket::new(1.0, self.min_rate, 0.0),
             throttles: 0,
-            entered: 0,
+            first_response: None,
         };
         Ok(AdaptiveLimiter {
             inner: Arc::new(Inner {
@@ -266,8 +263,7 @@ impl AdaptiveLimiterBuilder {
                 origin,
                 config: self,
                 enabled: AtomicBool::new(false),
-                responses: AtomicU64::new(0),
-                settle_at: AtomicU64::new(1),
+                unmetered: AtomicU64::new(0),
                 state: Mutex::new(state),
                 waits: AtomicU64::new(0),
                 waited_nanos: AtomicU64::new(0),
@@ -347,12 +343,8 @@ impl<K: Clock> AdaptiveLimiter<K> {
 
     fn try_acquire_enabled(&self) -> Result<(), Duration> {
         let now = self.now();
-        let mut state = self.state();
-        if self.inner.responses.load(Ordering::Relaxed) >= self.inner.settle_at.load(Ordering::Relaxed) {
-            self.settle(&mut state, now);
-        }
         // The wait is rounded up, so that after it the token is there.
-        state.bucket.take(now).map_err(|seconds| {
+        self.state().bucket.take(now).map_err(|seconds| {
             Duration::try_from_secs_f64(seconds)
                 .map_or(Duration::from_secs(1), |d| d.saturating_add(Duration::from_nanos(1)))
         })
@@ -399,53 +391,60 @@ impl<K: Clock> AdaptiveLimiter<K> {
     /// throttle cuts the fill rate (and turns the limiter on), any other
     /// response moves it along the curve.
     ///
-    /// A throttle is entered at once. Other responses are only counted
-    /// here, and entered together, dated when they are entered, once about
-    /// an eighth of a rate bucket's worth has gathered at the measured rate:
-    /// every response at low rates, one batch in many at high rates. That
-    /// keeps the clock and the lock off the path of a successful attempt
-    /// when a client sends fast, at the price of dating a success up to an
-    /// eighth of a bucket late; a throttle and
-    /// [`metrics`](AdaptiveLimiter::metrics) enter whatever has gathered first.
+    /// Once the limiter is on, every response is entered as it comes, at
+    /// the time it comes, as the AWS SDKs do: a clock read and the lock.
     ///
-    /// Once enabled, the count is an atomic add. While disabled it is a
-    /// plain load and store (a fraction of the add's cost, on the path of
-    /// every attempt of a client that is never throttled): two threads
-    /// counting in the same few nanoseconds may count one response between
-    /// them. At real request rates such collisions are rare, and while
-    /// disabled the count only sets the rate the first throttle cuts from.
+    /// Before the first throttle nothing is limited, so a success is only
+    /// counted, with a relaxed load and store: no clock, no lock, on the
+    /// path of every attempt of a client that is never throttled. The
+    /// first throttle takes the mean rate of those successes, from the
+    /// first of them to the throttle, as the rate it happened at (where the
+    /// AWS SDKs' meter, fed every response, would give the rate of the last
+    /// second or two: the same for a client sending steadily, lower for one
+    /// that was slower before; the curve then climbs back within seconds).
+    /// Two threads counting in the same few nanoseconds may count one
+    /// success between them: at real request rates such collisions are
+    /// rare, and the count only sets the rate the first throttle cuts from.
     #[inline]
     pub fn record_response(&self, throttled: bool) {
         if throttled {
             self.record_throttle();
-            return;
-        }
-        let inner = &self.inner;
-        let responses = if inner.enabled.load(Ordering::Relaxed) {
-            inner.responses.fetch_add(1, Ordering::Relaxed).wrapping_add(1)
+        } else if self.is_enabled() {
+            self.record_success();
         } else {
-            let responses = inner.responses.load(Ordering::Relaxed).wrapping_add(1);
-            inner.responses.store(responses, Ordering::Relaxed);
-            responses
-        };
-        if responses >= inner.settle_at.load(Ordering::Relaxed) {
-            self.record_gathered();
+            let unmetered = &self.inner.unmetered;
+            let count = unmetered.load(Ordering::Relaxed).wrapping_add(1);
+            unmetered.store(count, Ordering::Relaxed);
+            if count == 1 {
+                self.note_first_response();
+            }
         }
     }
 
     #[cold]
     #[inline(never)]
-    fn record_gathered(&self) {
+    fn note_first_response(&self) {
         let now = self.now();
-        self.settle(&mut self.state(), now);
+        self.state().first_response.get_or_insert(now);
+    }
+
+    fn record_success(&self) {
+        let now = self.now();
+        let mut state = self.state();
+        let measured = state.meter.record(now);
+        let rate = state.cubic.on_success(now);
+        self.set_rate(&mut state, rate, measured, now);
     }
 
     fn record_throttle(&self) {
         let now = self.now();
         let mut state = self.state();
-        self.settle(&mut state, now);
-        let measured = state.meter.record(1, now);
+        // Read under the lock: one throttle turns the limiter on.
         let enabled = self.inner.enabled.load(Ordering::Acquire);
+        if !enabled {
+            self.enter_unmetered(&mut state, now);
+        }
+        let measured = state.meter.record(now);
         // Once on, the client sends at most at the fill rate.
         let sending = if enabled { measured.min(state.bucket.rate()) } else { measured };
         state.throttles = state.throttles.saturating_add(1);
@@ -454,24 +453,18 @@ impl<K: Clock> AdaptiveLimiter<K> {
         self.inner.enabled.store(true, Ordering::Release);
     }
 
-    /// Enters the successful responses counted since the last time, as if
-    /// they all arrived `now`: the meter counts them, and the fill rate
-    /// follows the curve.
-    fn settle(&self, state: &mut State, now: f64) {
-        let total = self.inner.responses.load(Ordering::Acquire);
-        // A count that went back (a lost race) enters nothing until it passes
-        // what was entered: responses are lost, never entered twice.
-        let responses = total.saturating_sub(state.entered);
-        if responses > 0 {
-            state.entered = total;
-            let measured = state.meter.record(responses, now);
-            let rate = state.cubic.on_success(now);
-            self.set_rate(state, rate, measured, now);
-            let rate_now = measured.max(state.meter.open_rate(now));
-            let batch = rate_now * self.inner.config.rate_bucket.as_secs_f64() / 8.0;
-            // `as` saturates: NaN and negatives give 0, then 1.
-            self.inner.settle_at.store(total.saturating_add((batch as u64).max(1)), Ordering::Relaxed);
-        }
+    /// Enters the successes counted before the first throttle as their mean
+    /// rate from the first of them to `now` (over one rate bucket at least,
+    /// so that a few responses in a few microseconds are no huge rate), and
+    /// sets the fill rate from the curve and the meter as a success would.
+    fn enter_unmetered(&self, state: &mut State, now: f64) {
+        let responses = self.inner.unmetered.load(Ordering::Relaxed);
+        let since = state.first_response.unwrap_or(now);
+        let span = (now - since).max(self.inner.config.rate_bucket.as_secs_f64());
+        let measured = responses as f64 / span;
+        state.meter.assume(measured, responses, now);
+        let rate = state.cubic.on_success(now);
+        self.set_rate(state, rate, measured, now);
     }
 
     /// The curve's `rate`, never above `max_rate_scale` times the measured rate.
@@ -479,11 +472,16 @@ impl<K: Clock> AdaptiveLimiter<K> {
         state.bucket.set_rate(rate.min(self.inner.config.max_rate_scale * measured), now);
     }
 
-    /// A snapshot of the limiter's state now (counted responses entered).
+    /// A snapshot of the limiter's state now. Before the first throttle,
+    /// what it would start from: the successes so far as their mean rate,
+    /// and the fill rate the curve and that rate give. Reading it changes
+    /// nothing.
     pub fn metrics(&self) -> LimiterMetrics {
         let now = self.now();
-        let mut state = self.state();
-        self.settle(&mut state, now);
+        let mut state = *self.state();
+        if !self.is_enabled() {
+            self.enter_unmetered(&mut state, now);
+        }
         LimiterMetrics {
             enabled: self.is_enabled(),
             fill_rate: state.bucket.rate(),

@@ -5,3 +5,4 @@
 
 mod concurrency;
 mod drivers;
+mod recovery;
