@@ -45,14 +45,26 @@ use crate::sleep::{BlockingSleeper, Clock, Sleeper, StdClock};
 /// ```
 ///
 /// # Default
-/// | parameter | default | meaning |
-/// |---|---|---|
-/// | `scale_constant` | 0.4 | CUBIC's `C`: how fast the rate grows back |
-/// | `beta` | 0.7 | the fraction of the rate kept after a throttle |
-/// | `smoothing` | 0.8 | the weight of the latest bucket in the measured rate |
-/// | `rate_bucket` | 500 ms | the width of the rate meter's buckets |
-/// | `min_rate` | 0.5 per second | the lowest fill rate |
-/// | `max_rate_scale` | 2 | the fill rate never exceeds this times the measured rate |
+/// | parameter | default | valid | meaning |
+/// |---|---|---|---|
+/// | `scale_constant` | 0.4 | above 0, at most 1000 | CUBIC's `C`: how fast the rate grows back |
+/// | `beta` | 0.7 | above 0, below 1 | the fraction of the rate kept after a throttle |
+/// | `smoothing` | 0.8 | above 0, at most 1 | the weight of the latest bucket in the measured rate |
+/// | `rate_bucket` | 500 ms | 1 ms to 60 s | the width of the rate meter's buckets |
+/// | `min_rate` | 0.5 per second | at least 0.000001 | the lowest fill rate |
+/// | `max_rate_scale` | 2 | 1 to 100 | the fill rate never exceeds this times the measured rate |
+///
+/// The bounds keep every number finite and every parameter meaningful. A
+/// `scale_constant` of 1000 (2,500 times the AWS SDKs') already climbs
+/// 1000 requests a second within a second of the curve's low point: beyond
+/// it the curve is a jump. A `max_rate_scale` of 100 (50 times theirs) lets
+/// the fill rate reach 100 times what the client is seen sending: beyond it
+/// the cap no longer keeps the fill rate near what the client sends, and
+/// with both at their largest values the fill rate was infinite and the
+/// limiter admitted everything. A `min_rate` of 0.000001 a second is one
+/// token every 11.6 days, a client stopped for any purpose; below it a
+/// floor changes nothing, and every wait for a token stays a `Duration` a
+/// clock can add (below about 5e-20 a second it would not be one at all).
 ///
 /// One limiter per client (per server it talks to): clones share it. Time
 /// comes from a [`Clock`] (the system's by default; a mock clock or virtual
@@ -110,6 +122,13 @@ pub struct LimiterMetrics {
     pub waited: Duration,
 }
 
+/// The largest `scale_constant` (see the bounds under [`AdaptiveLimiter`]'s defaults).
+const MAX_SCALE_CONSTANT: f64 = 1000.0;
+/// The largest `max_rate_scale`.
+const MAX_RATE_SCALE: f64 = 100.0;
+/// The smallest `min_rate`, per second.
+const MIN_MIN_RATE: f64 = 1e-6;
+
 /// The parameters of an [`AdaptiveLimiter`]; see its defaults table.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[must_use = "a builder does nothing until `build` is called"]
@@ -135,7 +154,7 @@ impl AdaptiveLimiterBuilder {
         }
     }
 
-    /// Sets CUBIC's scale constant `C`; finite and above 0.
+    /// Sets CUBIC's scale constant `C`; above 0, at most 1000.
     pub const fn with_scale_constant(mut self, scale_constant: f64) -> Self {
         self.scale_constant = scale_constant;
         self
@@ -155,13 +174,14 @@ impl AdaptiveLimiterBuilder {
         self.rate_bucket = rate_bucket;
         self
     }
-    /// Sets the lowest fill rate, per second; finite and above 0.
+    /// Sets the lowest fill rate, per second; finite and at least 0.000001
+    /// (one token every 11.6 days).
     pub const fn with_min_rate(mut self, min_rate: f64) -> Self {
         self.min_rate = min_rate;
         self
     }
     /// Sets how far above the measured rate the fill rate may go, as a
-    /// factor; finite and at least 1.
+    /// factor; 1 to 100.
     pub const fn with_max_rate_scale(mut self, max_rate_scale: f64) -> Self {
         self.max_rate_scale = max_rate_scale;
         self
@@ -207,6 +227,13 @@ impl AdaptiveLimiterBuilder {
             }
         };
         positive(Field::ScaleConstant, self.scale_constant)?;
+        if self.scale_constant > MAX_SCALE_CONSTANT {
+            return Err(ConfigError::float(
+                Field::ScaleConstant,
+                Rule::AtMost(MAX_SCALE_CONSTANT),
+                self.scale_constant,
+            ));
+        }
         positive(Field::Beta, self.beta)?;
         if self.beta >= 1.0 {
             return Err(ConfigError::float(Field::Beta, Rule::Below(1.0), self.beta));
@@ -223,11 +250,18 @@ impl AdaptiveLimiterBuilder {
             ));
         }
         positive(Field::MinRate, self.min_rate)?;
+        if self.min_rate < MIN_MIN_RATE {
+            return Err(ConfigError::float(Field::MinRate, Rule::AtLeast(MIN_MIN_RATE), self.min_rate));
+        }
         if !self.max_rate_scale.is_finite() {
             return Err(ConfigError::float(Field::MaxRateScale, Rule::Finite, self.max_rate_scale));
         }
-        if self.max_rate_scale < 1.0 {
-            return Err(ConfigError::float(Field::MaxRateScale, Rule::AtLeast(1.0), self.max_rate_scale));
+        if !(1.0..=MAX_RATE_SCALE).contains(&self.max_rate_scale) {
+            return Err(ConfigError::float(
+                Field::MaxRateScale,
+                Rule::Within(1.0, MAX_RATE_SCALE),
+                self.max_rate_scale,
+            ));
         }
         Ok(())
     }
@@ -343,11 +377,7 @@ impl<K: Clock> AdaptiveLimiter<K> {
 
     fn try_acquire_enabled(&self) -> Result<(), Duration> {
         let now = self.now();
-        // The wait is rounded up, so that after it the token is there.
-        self.state().bucket.take(now).map_err(|seconds| {
-            Duration::try_from_secs_f64(seconds)
-                .map_or(Duration::from_secs(1), |d| d.saturating_add(Duration::from_nanos(1)))
-        })
+        self.state().bucket.take(now).map_err(token_wait)
     }
 
     /// Takes a token for an attempt, blocking with `sleeper` while there is
@@ -495,6 +525,14 @@ impl<K: Clock> AdaptiveLimiter<K> {
     }
 }
 
+/// The wait for a token `seconds` away, rounded up so that the token is
+/// there after it. A wait too long for a `Duration` (which the bound on
+/// `min_rate` rules out) is the longest `Duration`, never a shorter one: a
+/// driver compares it with its deadline and stops.
+fn token_wait(seconds: f64) -> Duration {
+    Duration::try_from_secs_f64(seconds).map_or(Duration::MAX, |d| d.saturating_add(Duration::from_nanos(1)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -575,13 +613,24 @@ mod tests {
             (AdaptiveLimiter::builder().with_smoothing(1.5), "smoothing"),
             (AdaptiveLimiter::builder().with_rate_bucket(Duration::ZERO), "rate_bucket"),
             (AdaptiveLimiter::builder().with_min_rate(-1.0), "min_rate"),
+            (AdaptiveLimiter::builder().with_min_rate(1e-21), "min_rate"),
             (AdaptiveLimiter::builder().with_max_rate_scale(0.5), "max_rate_scale"),
+            (AdaptiveLimiter::builder().with_scale_constant(f64::MAX), "scale_constant"),
+            (AdaptiveLimiter::builder().with_max_rate_scale(f64::MAX), "max_rate_scale"),
         ];
         for (builder, field) in cases {
             let err = builder.build_with_clock(MockClock::new()).unwrap_err();
             assert_eq!(err.field().name(), field, "{err}");
             assert!(err.to_string().starts_with(&format!("invalid {field} ")), "{err}");
         }
+    }
+
+    #[test]
+    fn a_wait_too_long_for_a_duration_is_the_longest_one() {
+        assert_eq!(token_wait(0.5), Duration::from_millis(500) + Duration::from_nanos(1));
+        assert_eq!(token_wait(1e30), Duration::MAX);
+        assert_eq!(token_wait(f64::INFINITY), Duration::MAX);
+        assert_eq!(token_wait(f64::NAN), Duration::MAX);
     }
 
     #[test]
