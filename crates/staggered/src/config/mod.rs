@@ -64,6 +64,7 @@ mod fields;
 mod locate;
 mod rate_limiter;
 mod read;
+mod shared;
 
 use core::time::Duration;
 use std::path::Path;
@@ -104,6 +105,10 @@ pub struct RetryConfig {
     /// A client-side adaptive rate limiter, if any.
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "read::optional_section")]
     pub rate_limiter: Option<RateLimiterConfig>,
+    /// The budget and the limiter built from those sections, shared by
+    /// every policy built from this configuration.
+    #[serde(skip)]
+    built: shared::Built,
 }
 
 /// The `schedule` section: a [`Preset`] or a [`Strategy`] with its
@@ -307,28 +312,38 @@ impl RetryConfig {
         self.limits.attempt_timeout
     }
 
-    /// The budget, if the configuration has one. Build it once per client
-    /// and share it: each call makes a new, full budget.
+    /// The budget, if the configuration has one: built the first time it
+    /// is asked for, then the same budget for every call and every policy
+    /// built from this configuration (or from a clone of it with the same
+    /// `budget` section), so that it bounds the retries of all their
+    /// operations together. For a budget of its own, call
+    /// [`BudgetConfig::build`].
     ///
     /// # Errors
     /// A [`LoadError`] such as `budget.token_ratio: invalid token_ratio 0: must be between 0.001 and 10`.
     pub fn budget(&self) -> Result<Option<AnyBudget>, LoadError> {
-        self.budget.as_ref().map(BudgetConfig::build).transpose()
+        self.budget.as_ref().map(|section| self.built.budget(section)).transpose()
     }
 
-    /// The adaptive rate limiter, if the configuration has one. Build it
-    /// once per client and share it: each call makes a new limiter.
+    /// The adaptive rate limiter, if the configuration has one: built the
+    /// first time it is asked for, then shared as the
+    /// [`budget`](Self::budget) is, so that every attempt of every policy
+    /// built from this configuration takes its tokens. One configuration
+    /// per client, then (per server it talks to); for a limiter of its own,
+    /// call [`RateLimiterConfig::build`].
     ///
     /// # Errors
     /// A [`LoadError`] such as `rate_limiter.beta: invalid beta 1: must be less than 1`.
     pub fn rate_limiter(&self) -> Result<Option<crate::AdaptiveLimiter>, LoadError> {
-        self.rate_limiter.as_ref().map(RateLimiterConfig::build).transpose()
+        self.rate_limiter.as_ref().map(|section| self.built.limiter(section)).transpose()
     }
 
     /// A [`RetryPolicy`] with everything the file says: the schedule, the
     /// limits, the classification (as [`DefaultRules`] with the file's
     /// status lists), the budget and the rate limiter (see
-    /// [`RetryPolicy::rate_limiter`] for its metrics). For blocking calls: a per-attempt
+    /// [`RetryPolicy::rate_limiter`] for its metrics). Every policy built
+    /// from this configuration shares its budget and its limiter, so
+    /// building one per operation is as good as cloning one. For blocking calls: a per-attempt
     /// timeout cannot cut a blocking call, so a file with one is refused
     /// here rather than silently dropped; load it with
     /// [`async_policy`](Self::async_policy).

@@ -83,6 +83,7 @@ pub(super) fn read(text: &str, format: Format) -> Result<RetryConfig, LoadError>
                 classification: raw.classification,
                 budget,
                 rate_limiter: raw.rate_limiter,
+                built: super::shared::Built::default(),
             };
             config.validate().map(|()| config)
         });
