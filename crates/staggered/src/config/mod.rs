@@ -160,7 +160,7 @@ pub struct ScheduleConfig {
 #[non_exhaustive]
 pub struct LimitsConfig {
     /// The total time budget from the start of attempt 1; overrides
-    /// `schedule.deadline`.
+    /// `schedule.deadline`; not zero.
     #[serde(default, skip_serializing_if = "Option::is_none", with = "opt_duration")]
     pub deadline: Option<Duration>,
     /// The longest server hint to honour (default: the schedule's largest
@@ -299,6 +299,18 @@ impl RetryConfig {
                 "limits.attempt_timeout",
                 "invalid attempt_timeout 0s: must not be zero".into(),
             ));
+        }
+        // A zero deadline stops every retry before it starts: a file that
+        // means "no retries" says max_attempts = 1.
+        for (field, deadline) in
+            [("schedule.deadline", self.schedule.deadline), ("limits.deadline", limits.deadline)]
+        {
+            if deadline.is_some_and(|deadline| deadline.is_zero()) {
+                return Err(invalid(
+                    field,
+                    "invalid deadline 0s: must be more than 0 (for no retries, set max_attempts = 1)".into(),
+                ));
+            }
         }
         Ok(Limits::NONE
             .with_max_attempts(backoff.max_attempts())
