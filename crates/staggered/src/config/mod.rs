@@ -61,6 +61,7 @@ mod budget;
 mod duration;
 mod error;
 mod fields;
+mod key_path;
 mod locate;
 mod rate_limiter;
 mod read;
@@ -149,7 +150,8 @@ pub struct ScheduleConfig {
     /// Truncate every interval to a multiple of this step.
     #[serde(default, skip_serializing_if = "Option::is_none", with = "opt_duration")]
     pub granularity: Option<Duration>,
-    /// A fixed seed, for reproducible delays (TOML holds up to 2^63 - 1).
+    /// A fixed seed, for reproducible delays; at most 2^63 - 1, the largest
+    /// integer TOML holds (any smaller seed reproduces as well).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
 }
@@ -241,16 +243,20 @@ impl RetryConfig {
     /// Writes the configuration as TOML; it loads back equal.
     ///
     /// # Errors
-    /// A [`LoadError`] if TOML cannot hold a value (a seed past 2^63 - 1).
+    /// A [`LoadError`] if TOML cannot hold a value (a seed past 2^63 - 1,
+    /// which loading refuses too).
     pub fn to_toml_string(&self) -> Result<String, LoadError> {
+        self.schedule.check_seed(LoadErrorKind::Serialize)?;
         toml::to_string(self).map_err(|error| LoadError::new(LoadErrorKind::Serialize, "", error))
     }
 
     /// Writes the configuration as pretty JSON; it loads back equal.
     ///
     /// # Errors
-    /// A [`LoadError`] if JSON cannot hold a value.
+    /// A [`LoadError`] if a value could not be loaded back (a seed past
+    /// 2^63 - 1, as in TOML, so that both formats hold the same files).
     pub fn to_json_string(&self) -> Result<String, LoadError> {
+        self.schedule.check_seed(LoadErrorKind::Serialize)?;
         serde_json::to_string_pretty(self)
             .map_err(|error| LoadError::new(LoadErrorKind::Serialize, "", error))
     }
@@ -272,6 +278,7 @@ impl RetryConfig {
     /// # Errors
     /// A [`LoadError`] such as `schedule.max_delay: invalid max_delay 10ms: must not be below base`.
     pub fn backoff(&self) -> Result<Backoff, LoadError> {
+        self.schedule.check_seed(LoadErrorKind::Invalid)?;
         self.schedule.builder().build().map_err(|error| LoadError::invalid_value("schedule", &error))
     }
 
@@ -467,6 +474,22 @@ impl ScheduleConfig {
             b = b.with_seed(seed);
         }
         b
+    }
+
+    /// Refuses a seed TOML cannot hold, as a `kind` error: refused when
+    /// read from JSON too, so that both formats hold the same files.
+    fn check_seed(&self, kind: LoadErrorKind) -> Result<(), LoadError> {
+        match self.seed {
+            Some(seed) if i64::try_from(seed).is_err() => Err(LoadError::new(
+                kind,
+                "schedule.seed",
+                format_args!(
+                    "invalid seed {seed}: must be at most {}, the largest integer TOML holds",
+                    i64::MAX
+                ),
+            )),
+            _ => Ok(()),
+        }
     }
 }
 

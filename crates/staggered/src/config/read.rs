@@ -11,7 +11,8 @@ use serde::Deserialize;
 use super::budget::BudgetFields;
 use super::rate_limiter::RateLimiterConfig;
 use super::{
-    locate, ClassificationConfig, LimitsConfig, LoadError, LoadErrorKind, RetryConfig, ScheduleConfig,
+    key_path, locate, ClassificationConfig, LimitsConfig, LoadError, LoadErrorKind, RetryConfig,
+    ScheduleConfig,
 };
 
 /// The formats a configuration is written in.
@@ -54,7 +55,7 @@ pub(super) fn read(text: &str, format: Format) -> Result<RetryConfig, LoadError>
     let TopLevel(raw) = match format {
         Format::Toml => {
             let deserializer =
-                toml::Deserializer::parse(text).map_err(|error| toml_error("", &error, text))?;
+                toml::Deserializer::parse(text).map_err(|error| toml_parse_error(&error, text))?;
             serde_path_to_error::deserialize(deserializer)
                 .map_err(|error| toml_error(&error.path().to_string(), error.inner(), text))?
         }
@@ -103,6 +104,14 @@ fn at_its_field(error: LoadError, text: &str, format: Format) -> LoadError {
     }
 }
 
+/// An error of the TOML parser, which reads the whole text before any
+/// field: the key at its place, if one is there (a key given twice, a
+/// value nested too deep), is its field.
+fn toml_parse_error(error: &toml::de::Error, text: &str) -> LoadError {
+    let field = error.span().and_then(|span| key_path::at(text, span.start)).unwrap_or_default();
+    toml_error(&field, error, text)
+}
+
 /// A TOML error at `field`, with its line and column.
 fn toml_error(field: &str, error: &toml::de::Error, text: &str) -> LoadError {
     let loaded = LoadError::new(LoadErrorKind::Syntax, field, error.message().trim_end());
@@ -121,6 +130,13 @@ fn json_error(field: &str, error: &serde_json::Error) -> LoadError {
     // and the place apart.
     let text = error.to_string();
     let message = text.rsplit_once(" at line ").map_or(text.as_str(), |(message, _)| message);
+    // A field given twice is reported at its table: name the field.
+    let twice = message.strip_prefix("duplicate field `").and_then(|rest| rest.strip_suffix('`'));
+    let field = match twice {
+        Some(key) if field.is_empty() => key.to_owned(),
+        Some(key) => format!("{field}.{key}"),
+        None => field.to_owned(),
+    };
     let loaded = LoadError::new(LoadErrorKind::Syntax, field, message);
     match error.line() {
         0 => loaded,
