@@ -161,6 +161,14 @@ impl ConfigError {
     pub const fn rule(&self) -> Rule {
         self.rule
     }
+
+    /// The rejected value, when it is a duration.
+    pub(crate) const fn duration_value(&self) -> Option<core::time::Duration> {
+        match self.value {
+            Value::Duration(d) => Some(d),
+            Value::Float(_) | Value::Count(_) => None,
+        }
+    }
 }
 
 impl fmt::Display for ConfigError {

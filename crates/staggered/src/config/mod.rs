@@ -51,9 +51,17 @@
 //! typo is never silently ignored, and a section (or a JSON file) must be a
 //! table, not a list. A loaded configuration is validated: the schedule by
 //! [`BackoffBuilder`], the budget by its builder, the rest here. Every error
-//! names the innermost field at fault ([`LoadError::field`]) and the line of
-//! its value ([`LoadError::line`]), quotes at most a short prefix of a bad
-//! value, and no value is ever changed to make it fit a rule.
+//! names the innermost field at fault ([`LoadError::field`]), one the file
+//! sets when a rule joins two fields (a `base` above its preset's
+//! `max_delay` blames `base`), and the line of its value
+//! ([`LoadError::line`]); it quotes at most a short prefix of a bad value,
+//! and no value is ever changed to make it fit a rule.
+//!
+//! A file of several operations, one table each (`[reports.schedule]`,
+//! `[uploads.limits]`), is read by
+//! [`RetryConfig::operations_from_toml_str`] and its JSON and path
+//! siblings, and each error names its operation too
+//! (`reports.schedule.base`).
 //! [`RetryConfig::to_toml_string`] and [`RetryConfig::to_json_string`] write
 //! a configuration that loads back equal.
 
@@ -63,6 +71,7 @@ mod error;
 mod fields;
 mod key_path;
 mod locate;
+mod operations;
 mod rate_limiter;
 mod read;
 mod shared;
@@ -82,8 +91,8 @@ use fields::{opt_duration, opt_name};
 
 use crate::classify::ErrorKind;
 use crate::{
-    AttemptTimeout, Backoff, BackoffBuilder, CapMode, DefaultRules, Limits, NoNotify, Preset, RetryPolicy,
-    Strategy,
+    AttemptTimeout, Backoff, BackoffBuilder, CapMode, ConfigError, DefaultRules, Limits, NoNotify, Preset,
+    RetryPolicy, Rule, Strategy,
 };
 
 /// A whole retry configuration: see the [module docs](self).
@@ -229,15 +238,8 @@ impl RetryConfig {
     /// # Errors
     /// A [`LoadError`] if the file cannot be read, or as the `from_*_str` functions.
     pub fn from_path(path: impl AsRef<Path>) -> Result<Self, LoadError> {
-        let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|error| {
-            LoadError::new(LoadErrorKind::Io, "", format_args!("cannot read {}: {error}", path.display()))
-        })?;
-        if path.extension().is_some_and(|ext| ext.eq_ignore_ascii_case("json")) {
-            RetryConfig::from_json_str(&text)
-        } else {
-            RetryConfig::from_toml_str(&text)
-        }
+        let (text, format) = read::file(path.as_ref())?;
+        read::read(&text, format)
     }
 
     /// Writes the configuration as TOML; it loads back equal.
@@ -276,10 +278,12 @@ impl RetryConfig {
     /// The schedule.
     ///
     /// # Errors
-    /// A [`LoadError`] such as `schedule.max_delay: invalid max_delay 10ms: must not be below base`.
+    /// A [`LoadError`] such as `schedule.max_delay: invalid max_delay 10ms: must not be below base`,
+    /// naming a field the configuration sets: with a `base` above its
+    /// preset's `max_delay` and no `max_delay` of its own, `schedule.base`.
     pub fn backoff(&self) -> Result<Backoff, LoadError> {
         self.schedule.check_seed(LoadErrorKind::Invalid)?;
-        self.schedule.builder().build().map_err(|error| LoadError::invalid_value("schedule", &error))
+        self.schedule.builder().build().map_err(|error| self.schedule.blame(&error))
     }
 
     /// The limits a [`Decision`](crate::Decision) enforces: `max_attempts`
@@ -490,6 +494,31 @@ impl ScheduleConfig {
             )),
             _ => Ok(()),
         }
+    }
+
+    /// The schedule builder's `error` as the file's: a rule between two
+    /// fields names the one the file set. `max_delay` below `base` is
+    /// `base`'s fault when the file sets `base` and leaves `max_delay` to its
+    /// preset or the default.
+    fn blame(&self, error: &ConfigError) -> LoadError {
+        if let (Rule::NotBelowBase(base), Some(max_delay), None) =
+            (error.rule(), error.duration_value(), self.max_delay)
+        {
+            let of = match self.preset {
+                Some(preset) => format!("the {preset} preset's"),
+                None => "the default".to_owned(),
+            };
+            return LoadError::new(
+                LoadErrorKind::Invalid,
+                "schedule.base",
+                format_args!(
+                    "invalid base {}: must not be above max_delay ({}, {of})",
+                    format_duration(base),
+                    format_duration(max_delay)
+                ),
+            );
+        }
+        LoadError::invalid_value("schedule", error)
     }
 }
 
