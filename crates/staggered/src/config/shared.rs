@@ -35,25 +35,28 @@ impl Built {
 
     /// The budget built from `section`, built now if none was yet.
     pub(super) fn budget(&self, section: &BudgetConfig) -> Result<AnyBudget, LoadError> {
-        let mut handles = self.handles();
-        if let Some((_, budget)) = handles.budgets.iter().find(|(built, _)| built == section) {
-            return Ok(budget.clone());
-        }
-        let budget = section.build()?;
-        handles.budgets.push((section.clone(), budget.clone()));
-        Ok(budget)
+        get_or_build(&mut self.handles().budgets, section, BudgetConfig::build)
     }
 
     /// The limiter built from `section`, built now if none was yet.
     pub(super) fn limiter(&self, section: &RateLimiterConfig) -> Result<AdaptiveLimiter, LoadError> {
-        let mut handles = self.handles();
-        if let Some((_, limiter)) = handles.limiters.iter().find(|(built, _)| built == section) {
-            return Ok(limiter.clone());
-        }
-        let limiter = section.build()?;
-        handles.limiters.push((section.clone(), limiter.clone()));
-        Ok(limiter)
+        get_or_build(&mut self.handles().limiters, section, RateLimiterConfig::build)
     }
+}
+
+/// The handle `built` holds for `section`, or a new one `build` makes from
+/// it, kept there.
+fn get_or_build<S: PartialEq + Clone, H: Clone>(
+    built: &mut Vec<(S, H)>,
+    section: &S,
+    build: impl FnOnce(&S) -> Result<H, LoadError>,
+) -> Result<H, LoadError> {
+    if let Some((_, handle)) = built.iter().find(|(from, _)| from == section) {
+        return Ok(handle.clone());
+    }
+    let handle = build(section)?;
+    built.push((section.clone(), handle.clone()));
+    Ok(handle)
 }
 
 /// What was built is no part of a configuration's value: two
