@@ -162,7 +162,9 @@ impl ConfigError {
         self.rule
     }
 
-    /// The rejected value, when it is a duration.
+    /// The rejected value, when it is a duration (for a configuration
+    /// file's error, which may blame another field).
+    #[cfg(feature = "serde")]
     pub(crate) const fn duration_value(&self) -> Option<core::time::Duration> {
         match self.value {
             Value::Duration(d) => Some(d),
