@@ -59,9 +59,9 @@ use crate::sleep::{BlockingSleeper, Clock, Sleeper, StdClock};
 /// 1000 requests a second within a second of the curve's low point: beyond
 /// it the curve is a jump. A `max_rate_scale` of 100 (50 times theirs) lets
 /// the fill rate reach 100 times what the client is seen sending: beyond it
-/// the cap no longer keeps the fill rate near what the client sends, and
-/// with both at their largest values the fill rate was infinite and the
-/// limiter admitted everything. A `min_rate` of 0.000001 a second is one
+/// the cap no longer keeps the fill rate near what the client sends (and
+/// with both near `f64::MAX` the fill rate would be infinite and the
+/// limiter would admit everything). A `min_rate` of 0.000001 a second is one
 /// token every 11.6 days, a client stopped for any purpose; below it a
 /// floor changes nothing, and every wait for a token stays a `Duration` a
 /// clock can add (below about 5e-20 a second it would not be one at all).
