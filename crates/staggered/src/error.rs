@@ -88,6 +88,8 @@ pub enum Rule {
     Finite,
     /// The value must be at least this.
     AtLeast(f64),
+    /// The value must be at most this.
+    AtMost(f64),
     /// The value must be greater than this.
     Above(f64),
     /// The value must be less than this.
@@ -110,6 +112,7 @@ impl fmt::Display for Rule {
         match self {
             Rule::Finite => f.write_str("must be a finite number"),
             Rule::AtLeast(min) => write!(f, "must be at least {min}"),
+            Rule::AtMost(max) => write!(f, "must be at most {max}"),
             Rule::Above(min) => write!(f, "must be greater than {min}"),
             Rule::Below(max) => write!(f, "must be less than {max}"),
             Rule::Within(min, max) => write!(f, "must be between {min} and {max}"),
@@ -164,12 +167,25 @@ impl ConfigError {
     pub const fn rule(&self) -> Rule {
         self.rule
     }
+
+    /// The rejected value, when it is a duration (for a configuration
+    /// file's error, which may blame another field).
+    #[cfg(feature = "serde")]
+    pub(crate) const fn duration_value(&self) -> Option<core::time::Duration> {
+        match self.value {
+            Value::Duration(d) => Some(d),
+            Value::Float(_) | Value::Count(_) => None,
+        }
+    }
 }
 
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "invalid {} ", self.field)?;
         match self.value {
+            // 1e308 in full is 309 digits: very large and very small values
+            // are written with an exponent.
+            Value::Float(v) if v != 0.0 && !(1e-6..1e15).contains(&v.abs()) => write!(f, "{v:e}")?,
             Value::Float(v) => write!(f, "{v}")?,
             Value::Duration(d) => write!(f, "{d:?}")?,
             Value::Count(n) => write!(f, "{n}")?,
@@ -203,5 +219,15 @@ mod tests {
         assert_eq!(err.to_string(), "invalid ttl 90s: must be between 1s and 60s");
         let err = ConfigError::float(Field::Smoothing, Rule::Within(0.0, 1.0), 2.0);
         assert_eq!(err.to_string(), "invalid smoothing 2: must be between 0 and 1");
+    }
+
+    #[test]
+    fn huge_and_tiny_values_are_written_with_an_exponent() {
+        let err = ConfigError::float(Field::ScaleConstant, Rule::AtMost(1000.0), f64::MAX);
+        assert_eq!(err.to_string(), "invalid scale_constant 1.7976931348623157e308: must be at most 1000");
+        let err = ConfigError::float(Field::MinRate, Rule::AtLeast(1e-6), 1e-21);
+        assert_eq!(err.to_string(), "invalid min_rate 1e-21: must be at least 0.000001");
+        let err = ConfigError::float(Field::Multiplier, Rule::AtLeast(1.0), 0.5);
+        assert_eq!(err.to_string(), "invalid multiplier 0.5: must be at least 1");
     }
 }

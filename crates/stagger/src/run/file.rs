@@ -1,10 +1,9 @@
 //! `--config FILE`: a retry configuration in TOML or JSON, read and
-//! validated by the library ([`RetryConfig`]), plus the checks that only
-//! `stagger run` needs. Every error starts with the file's path and names
-//! the field, and exits 2.
+//! validated by the library ([`RetryConfig`]), and what in it `stagger run`
+//! ignores, named. Every error starts with the file's path and names the
+//! field, and exits 2.
 
 use std::path::Path;
-use std::time::Duration;
 
 use anyhow::anyhow;
 use staggered::config::{LoadErrorKind, RetryConfig};
@@ -14,7 +13,7 @@ use crate::exit::UsageError;
 /// A `--config` file, loaded and checked.
 #[derive(Debug, Clone)]
 pub struct ConfigFile {
-    /// The configuration, validated by the library and by [`check`].
+    /// The configuration, validated by the library.
     pub config: RetryConfig,
     /// Sections and fields that are valid but change nothing for `stagger
     /// run`, explained.
@@ -52,7 +51,6 @@ pub fn load(path: &Path, speaks_http: bool) -> anyhow::Result<ConfigFile> {
     let blame = |err: anyhow::Error| err.context(UsageError::file(path));
     let text = std::fs::read_to_string(path).map_err(|err| blame(err.into()))?;
     let config = parse(&text, Format::of(path)).map_err(blame)?;
-    check(&config).map_err(|message| blame(anyhow!(message)))?;
     let warnings =
         ignored(&config, speaks_http).into_iter().map(|note| format!("{}: {note}", path.display())).collect();
     Ok(ConfigFile { config, warnings })
@@ -85,21 +83,6 @@ fn parse(text: &str, format: Format) -> anyhow::Result<RetryConfig> {
             ))
         }
     }
-}
-
-/// The rule `stagger run` adds to the library's (which checks exit codes):
-/// no zero deadline, as `--deadline 0` is refused.
-fn check(config: &RetryConfig) -> Result<(), String> {
-    for (field, deadline) in
-        [("schedule.deadline", config.schedule.deadline), ("limits.deadline", config.limits.deadline)]
-    {
-        if deadline == Some(Duration::ZERO) {
-            return Err(format!(
-                "{field}: invalid deadline 0s: must be more than 0, or every attempt is stopped at once"
-            ));
-        }
-    }
-    Ok(())
 }
 
 /// What in `config` is valid but changes nothing for `stagger run`, so
@@ -219,9 +202,10 @@ mod tests {
 
     #[test]
     fn a_zero_deadline_is_refused_naming_its_field() {
+        // The library refuses it, as `--deadline 0` is refused.
         for field in ["schedule", "limits"] {
-            let config = RetryConfig::from_toml_str(&format!("[{field}]\ndeadline = \"0\"\n")).unwrap();
-            let message = check(&config).unwrap_err();
+            let message =
+                parse(&format!("[{field}]\ndeadline = \"0\"\n"), Format::Toml).unwrap_err().to_string();
             assert!(
                 message.starts_with(&format!("{field}.deadline: invalid deadline 0s: must be more than 0")),
                 "{message}"

@@ -37,13 +37,12 @@ const QUOTED_CHARS: usize = 40;
 
 impl LoadError {
     pub(crate) fn new(kind: LoadErrorKind, field: impl Into<String>, message: impl fmt::Display) -> Self {
-        let mut field = field.into();
-        // A field is named by the text too (an unknown table): as short.
-        if let Some((cut, _)) = field.char_indices().nth(2 * QUOTED_CHARS) {
-            field.truncate(cut);
-            field.push('…');
+        LoadError {
+            kind,
+            field: short_field(field.into()),
+            message: short_quotes(&message.to_string()),
+            place: None,
         }
-        LoadError { kind, field, message: short_quotes(&message.to_string()), place: None }
     }
 
     /// The same error, found at `line` and `column` of the text.
@@ -52,6 +51,15 @@ impl LoadError {
             self.message = format!("{} at line {line} column {column}", self.message);
             self.place = Some((line, column));
         }
+        self
+    }
+
+    /// The same error in a file of several operations: its field in
+    /// `operation`'s table (`reports.schedule.base`).
+    pub(crate) fn within(mut self, operation: &str) -> Self {
+        let field =
+            if self.field.is_empty() { operation.to_owned() } else { format!("{operation}.{}", self.field) };
+        self.field = short_field(field);
         self
     }
 
@@ -90,6 +98,17 @@ impl LoadError {
     pub fn column(&self) -> Option<usize> {
         self.place.map(|(_, column)| column)
     }
+}
+
+/// A field's path cut to its first characters: a field is named by the
+/// text too (an unknown table, an operation), and a 1 MB name gives a
+/// short message.
+fn short_field(mut field: String) -> String {
+    if let Some((cut, _)) = field.char_indices().nth(2 * QUOTED_CHARS) {
+        field.truncate(cut);
+        field.push('…');
+    }
+    field
 }
 
 /// `message` with every quoted value (in `"` or, as serde quotes names, in

@@ -20,9 +20,10 @@ enum Step<'a> {
     Index(usize),
 }
 
-/// `schedule.max_delay`, `classification.retry_statuses[2]` as steps.
-fn steps(path: &str) -> Option<Vec<Step<'_>>> {
-    let mut steps = Vec::new();
+/// `schedule.max_delay`, `classification.retry_statuses[2]` as steps, in
+/// `operation`'s table if there is one.
+fn steps<'a>(operation: Option<&'a str>, path: &'a str) -> Option<Vec<Step<'a>>> {
+    let mut steps: Vec<Step<'a>> = operation.map(Step::Key).into_iter().collect();
     for part in path.split('.') {
         let (key, mut rest) = part.split_once('[').map_or((part, ""), |(key, rest)| (key, rest));
         if key.is_empty() {
@@ -37,9 +38,10 @@ fn steps(path: &str) -> Option<Vec<Step<'_>>> {
     Some(steps)
 }
 
-/// The line and column (from 1) of the value of `path` in a TOML `text`.
-pub(super) fn in_toml(text: &str, path: &str) -> Option<(usize, usize)> {
-    let steps = steps(path)?;
+/// The line and column (from 1) of the value of `path` in a TOML `text`
+/// (in `operation`'s table, in a file of several).
+pub(super) fn in_toml(text: &str, operation: Option<&str>, path: &str) -> Option<(usize, usize)> {
+    let steps = steps(operation, path)?;
     let deserializer = toml::Deserializer::parse(text).ok()?;
     let error = Walk(&steps).deserialize(deserializer).err()?;
     if !error.message().contains(FOUND) {
@@ -48,9 +50,10 @@ pub(super) fn in_toml(text: &str, path: &str) -> Option<(usize, usize)> {
     error.span().map(|span| line_column(text, span.start))
 }
 
-/// The line and column (from 1) of the value of `path` in a JSON `text`.
-pub(super) fn in_json(text: &str, path: &str) -> Option<(usize, usize)> {
-    let steps = steps(path)?;
+/// The line and column (from 1) of the value of `path` in a JSON `text`
+/// (in `operation`'s object, in a file of several).
+pub(super) fn in_json(text: &str, operation: Option<&str>, path: &str) -> Option<(usize, usize)> {
+    let steps = steps(operation, path)?;
     let mut deserializer = serde_json::Deserializer::from_str(text);
     let error = Walk(&steps).deserialize(&mut deserializer).err()?;
     (error.to_string().contains(FOUND) && error.line() > 0).then(|| (error.line(), error.column()))
@@ -175,24 +178,30 @@ mod tests {
 
     #[test]
     fn paths_become_steps() {
-        assert_eq!(steps("schedule.base"), Some(vec![Step::Key("schedule"), Step::Key("base")]));
+        assert_eq!(steps(None, "schedule.base"), Some(vec![Step::Key("schedule"), Step::Key("base")]));
         assert_eq!(
-            steps("classification.retry_statuses[2]"),
+            steps(None, "classification.retry_statuses[2]"),
             Some(vec![Step::Key("classification"), Step::Key("retry_statuses"), Step::Index(2)])
         );
-        assert_eq!(steps("a..b"), None);
-        assert_eq!(steps("a[x]"), None);
+        assert_eq!(
+            steps(Some("a.b"), "schedule.base"),
+            Some(vec![Step::Key("a.b"), Step::Key("schedule"), Step::Key("base")])
+        );
+        assert_eq!(steps(None, "a..b"), None);
+        assert_eq!(steps(None, "a[x]"), None);
     }
 
     #[test]
     fn finds_the_line_of_a_field_in_toml_and_json() {
         let toml = "[schedule]\nbase = \"1s\"\n\n[classification]\nretry_statuses = [503,\n  42]\n";
-        assert_eq!(in_toml(toml, "schedule.base").map(|(line, _)| line), Some(2));
-        assert_eq!(in_toml(toml, "classification.retry_statuses[1]").map(|(line, _)| line), Some(6));
-        assert_eq!(in_toml(toml, "schedule.max_delay"), None);
+        assert_eq!(in_toml(toml, None, "schedule.base").map(|(line, _)| line), Some(2));
+        assert_eq!(in_toml(toml, None, "classification.retry_statuses[1]").map(|(line, _)| line), Some(6));
+        assert_eq!(in_toml(toml, None, "schedule.max_delay"), None);
+        let operations = "[\"a.b\".schedule]\nbase = \"1s\"\n";
+        assert_eq!(in_toml(operations, Some("a.b"), "schedule.base").map(|(line, _)| line), Some(2));
         let json = "{\n  \"schedule\": {\"base\": \"1s\"},\n  \"classification\": {\n    \"retry_statuses\": [503, 42]\n  }\n}";
-        assert_eq!(in_json(json, "schedule.base").map(|(line, _)| line), Some(2));
-        assert_eq!(in_json(json, "classification.retry_statuses[1]").map(|(line, _)| line), Some(4));
-        assert_eq!(in_json(json, "budget.capacity"), None);
+        assert_eq!(in_json(json, None, "schedule.base").map(|(line, _)| line), Some(2));
+        assert_eq!(in_json(json, None, "classification.retry_statuses[1]").map(|(line, _)| line), Some(4));
+        assert_eq!(in_json(json, None, "budget.capacity"), None);
     }
 }

@@ -51,9 +51,17 @@
 //! typo is never silently ignored, and a section (or a JSON file) must be a
 //! table, not a list. A loaded configuration is validated: the schedule by
 //! [`BackoffBuilder`], the budget by its builder, the rest here. Every error
-//! names the innermost field at fault ([`LoadError::field`]) and the line of
-//! its value ([`LoadError::line`]), quotes at most a short prefix of a bad
-//! value, and no value is ever changed to make it fit a rule.
+//! names the innermost field at fault ([`LoadError::field`]), one the file
+//! sets when a rule joins two fields (a `base` above its preset's
+//! `max_delay` blames `base`), and the line of its value
+//! ([`LoadError::line`]); it quotes at most a short prefix of a bad value,
+//! and no value is ever changed to make it fit a rule.
+//!
+//! A file of several operations, one table each (`[reports.schedule]`,
+//! `[uploads.limits]`), is read by
+//! [`RetryConfig::operations_from_toml_str`] and its JSON and path
+//! siblings, and each error names its operation too
+//! (`reports.schedule.base`).
 //! [`RetryConfig::to_toml_string`] and [`RetryConfig::to_json_string`] write
 //! a configuration that loads back equal.
 
@@ -61,9 +69,12 @@ mod budget;
 mod duration;
 mod error;
 mod fields;
+mod key_path;
 mod locate;
+mod operations;
 mod rate_limiter;
 mod read;
+mod shared;
 
 use core::time::Duration;
 use std::path::Path;
@@ -80,7 +91,8 @@ use fields::{opt_duration, opt_name};
 
 use crate::classify::ErrorKind;
 use crate::{
-    AttemptTimeout, Backoff, BackoffBuilder, CapMode, DefaultRules, Limits, Preset, RetryPolicy, Strategy,
+    AttemptTimeout, Backoff, BackoffBuilder, CapMode, ConfigError, DefaultRules, Limits, Preset, RetryPolicy,
+    Rule, Strategy,
 };
 
 /// A whole retry configuration: see the [module docs](self).
@@ -103,6 +115,10 @@ pub struct RetryConfig {
     /// A client-side adaptive rate limiter, if any.
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "read::optional_section")]
     pub rate_limiter: Option<RateLimiterConfig>,
+    /// The budget and the limiter built from those sections, shared by
+    /// every policy built from this configuration.
+    #[serde(skip)]
+    built: shared::Built,
 }
 
 /// The `schedule` section: a [`Preset`] or a [`Strategy`] with its
@@ -143,7 +159,8 @@ pub struct ScheduleConfig {
     /// Truncate every interval to a multiple of this step.
     #[serde(default, skip_serializing_if = "Option::is_none", with = "opt_duration")]
     pub granularity: Option<Duration>,
-    /// A fixed seed, for reproducible delays (TOML holds up to 2^63 - 1).
+    /// A fixed seed, for reproducible delays; at most 2^63 - 1, the largest
+    /// integer TOML holds (any smaller seed reproduces as well).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
 }
@@ -154,7 +171,7 @@ pub struct ScheduleConfig {
 #[non_exhaustive]
 pub struct LimitsConfig {
     /// The total time budget from the start of attempt 1; overrides
-    /// `schedule.deadline`.
+    /// `schedule.deadline`; not zero.
     #[serde(default, skip_serializing_if = "Option::is_none", with = "opt_duration")]
     pub deadline: Option<Duration>,
     /// The longest server hint to honour (default: the schedule's largest
@@ -221,30 +238,27 @@ impl RetryConfig {
     /// # Errors
     /// A [`LoadError`] if the file cannot be read, or as the `from_*_str` functions.
     pub fn from_path(path: impl AsRef<Path>) -> Result<Self, LoadError> {
-        let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|error| {
-            LoadError::new(LoadErrorKind::Io, "", format_args!("cannot read {}: {error}", path.display()))
-        })?;
-        if path.extension().is_some_and(|ext| ext.eq_ignore_ascii_case("json")) {
-            RetryConfig::from_json_str(&text)
-        } else {
-            RetryConfig::from_toml_str(&text)
-        }
+        let (text, format) = read::file(path.as_ref())?;
+        read::read(&text, format)
     }
 
     /// Writes the configuration as TOML; it loads back equal.
     ///
     /// # Errors
-    /// A [`LoadError`] if TOML cannot hold a value (a seed past 2^63 - 1).
+    /// A [`LoadError`] if TOML cannot hold a value (a seed past 2^63 - 1,
+    /// which loading refuses too).
     pub fn to_toml_string(&self) -> Result<String, LoadError> {
+        self.schedule.check_seed(LoadErrorKind::Serialize)?;
         toml::to_string(self).map_err(|error| LoadError::new(LoadErrorKind::Serialize, "", error))
     }
 
     /// Writes the configuration as pretty JSON; it loads back equal.
     ///
     /// # Errors
-    /// A [`LoadError`] if JSON cannot hold a value.
+    /// A [`LoadError`] if a value could not be loaded back (a seed past
+    /// 2^63 - 1, as in TOML, so that both formats hold the same files).
     pub fn to_json_string(&self) -> Result<String, LoadError> {
+        self.schedule.check_seed(LoadErrorKind::Serialize)?;
         serde_json::to_string_pretty(self)
             .map_err(|error| LoadError::new(LoadErrorKind::Serialize, "", error))
     }
@@ -264,9 +278,12 @@ impl RetryConfig {
     /// The schedule.
     ///
     /// # Errors
-    /// A [`LoadError`] such as `schedule.max_delay: invalid max_delay 10ms: must not be below base`.
+    /// A [`LoadError`] such as `schedule.max_delay: invalid max_delay 10ms: must not be below base`,
+    /// naming a field the configuration sets: with a `base` above its
+    /// preset's `max_delay` and no `max_delay` of its own, `schedule.base`.
     pub fn backoff(&self) -> Result<Backoff, LoadError> {
-        self.schedule.builder().build().map_err(|error| LoadError::invalid_value("schedule", &error))
+        self.schedule.check_seed(LoadErrorKind::Invalid)?;
+        self.schedule.builder().build().map_err(|error| self.schedule.blame(&error))
     }
 
     /// The limits a [`Decision`](crate::Decision) enforces: `max_attempts`
@@ -294,6 +311,18 @@ impl RetryConfig {
                 "invalid attempt_timeout 0s: must not be zero".into(),
             ));
         }
+        // A zero deadline stops every retry before it starts: a file that
+        // means "no retries" says max_attempts = 1.
+        for (field, deadline) in
+            [("schedule.deadline", self.schedule.deadline), ("limits.deadline", limits.deadline)]
+        {
+            if deadline.is_some_and(|deadline| deadline.is_zero()) {
+                return Err(invalid(
+                    field,
+                    "invalid deadline 0s: must be more than 0 (for no retries, set max_attempts = 1)".into(),
+                ));
+            }
+        }
         Ok(Limits::NONE
             .with_max_attempts(backoff.max_attempts())
             .with_deadline(limits.deadline.or(backoff.deadline()))
@@ -306,28 +335,38 @@ impl RetryConfig {
         self.limits.attempt_timeout
     }
 
-    /// The budget, if the configuration has one. Build it once per client
-    /// and share it: each call makes a new, full budget.
+    /// The budget, if the configuration has one: built the first time it
+    /// is asked for, then the same budget for every call and every policy
+    /// built from this configuration (or from a clone of it with the same
+    /// `budget` section), so that it bounds the retries of all their
+    /// operations together. For a budget of its own, call
+    /// [`BudgetConfig::build`].
     ///
     /// # Errors
     /// A [`LoadError`] such as `budget.token_ratio: invalid token_ratio 0: must be between 0.001 and 10`.
     pub fn budget(&self) -> Result<Option<AnyBudget>, LoadError> {
-        self.budget.as_ref().map(BudgetConfig::build).transpose()
+        self.budget.as_ref().map(|section| self.built.budget(section)).transpose()
     }
 
-    /// The adaptive rate limiter, if the configuration has one. Build it
-    /// once per client and share it: each call makes a new limiter.
+    /// The adaptive rate limiter, if the configuration has one: built the
+    /// first time it is asked for, then shared as the
+    /// [`budget`](Self::budget) is, so that every attempt of every policy
+    /// built from this configuration takes its tokens. One configuration
+    /// per client, then (per server it talks to); for a limiter of its own,
+    /// call [`RateLimiterConfig::build`].
     ///
     /// # Errors
     /// A [`LoadError`] such as `rate_limiter.beta: invalid beta 1: must be less than 1`.
     pub fn rate_limiter(&self) -> Result<Option<crate::AdaptiveLimiter>, LoadError> {
-        self.rate_limiter.as_ref().map(RateLimiterConfig::build).transpose()
+        self.rate_limiter.as_ref().map(|section| self.built.limiter(section)).transpose()
     }
 
     /// A [`RetryPolicy`] with everything the file says: the schedule, the
     /// limits, the classification (as [`DefaultRules`] with the file's
     /// status lists), the budget and the rate limiter (see
-    /// [`RetryPolicy::rate_limiter`] for its metrics). For blocking calls: a per-attempt
+    /// [`RetryPolicy::rate_limiter`] for its metrics). Every policy built
+    /// from this configuration shares its budget and its limiter, so
+    /// building one per operation is as good as cloning one. For blocking calls: a per-attempt
     /// timeout cannot cut a blocking call, so a file with one is refused
     /// here rather than silently dropped; load it with
     /// [`async_policy`](Self::async_policy).
@@ -431,6 +470,47 @@ impl ScheduleConfig {
             b = b.with_seed(seed);
         }
         b
+    }
+
+    /// Refuses a seed TOML cannot hold, as a `kind` error: refused when
+    /// read from JSON too, so that both formats hold the same files.
+    fn check_seed(&self, kind: LoadErrorKind) -> Result<(), LoadError> {
+        match self.seed {
+            Some(seed) if i64::try_from(seed).is_err() => Err(LoadError::new(
+                kind,
+                "schedule.seed",
+                format_args!(
+                    "invalid seed {seed}: must be at most {}, the largest integer TOML holds",
+                    i64::MAX
+                ),
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// The schedule builder's `error` as the file's: a rule between two
+    /// fields names the one the file set. `max_delay` below `base` is
+    /// `base`'s fault when the file sets `base` and leaves `max_delay` to its
+    /// preset or the default.
+    fn blame(&self, error: &ConfigError) -> LoadError {
+        if let (Rule::NotBelowBase(base), Some(max_delay), None) =
+            (error.rule(), error.duration_value(), self.max_delay)
+        {
+            let of = match self.preset {
+                Some(preset) => format!("the {preset} preset's"),
+                None => "the default".to_owned(),
+            };
+            return LoadError::new(
+                LoadErrorKind::Invalid,
+                "schedule.base",
+                format_args!(
+                    "invalid base {}: must not be above max_delay ({}, {of})",
+                    format_duration(base),
+                    format_duration(max_delay)
+                ),
+            );
+        }
+        LoadError::invalid_value("schedule", error)
     }
 }
 

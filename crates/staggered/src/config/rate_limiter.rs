@@ -21,7 +21,7 @@ use crate::limiter::AdaptiveLimiter;
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]
 pub struct RateLimiterConfig {
-    /// CUBIC's scale constant `C` (0.4); above 0.
+    /// CUBIC's scale constant `C` (0.4); above 0, at most 1000.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scale_constant: Option<f64>,
     /// The fraction of the rate kept after a throttle (0.7); above 0, below 1.
@@ -33,10 +33,11 @@ pub struct RateLimiterConfig {
     /// The width of the rate meter's buckets (`"500ms"`; 1 ms to 60 s).
     #[serde(default, skip_serializing_if = "Option::is_none", with = "opt_duration")]
     pub rate_bucket: Option<Duration>,
-    /// The lowest fill rate, per second (0.5); above 0.
+    /// The lowest fill rate, per second (0.5); at least 0.000001 (one token
+    /// every 11.6 days).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_rate: Option<f64>,
-    /// The fill rate never exceeds this times the measured rate (2); at least 1.
+    /// The fill rate never exceeds this times the measured rate (2); 1 to 100.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_rate_scale: Option<f64>,
 }

@@ -45,14 +45,26 @@ use crate::sleep::{BlockingSleeper, Clock, Sleeper, StdClock};
 /// ```
 ///
 /// # Default
-/// | parameter | default | meaning |
-/// |---|---|---|
-/// | `scale_constant` | 0.4 | CUBIC's `C`: how fast the rate grows back |
-/// | `beta` | 0.7 | the fraction of the rate kept after a throttle |
-/// | `smoothing` | 0.8 | the weight of the latest bucket in the measured rate |
-/// | `rate_bucket` | 500 ms | the width of the rate meter's buckets |
-/// | `min_rate` | 0.5 per second | the lowest fill rate |
-/// | `max_rate_scale` | 2 | the fill rate never exceeds this times the measured rate |
+/// | parameter | default | valid | meaning |
+/// |---|---|---|---|
+/// | `scale_constant` | 0.4 | above 0, at most 1000 | CUBIC's `C`: how fast the rate grows back |
+/// | `beta` | 0.7 | above 0, below 1 | the fraction of the rate kept after a throttle |
+/// | `smoothing` | 0.8 | above 0, at most 1 | the weight of the latest bucket in the measured rate |
+/// | `rate_bucket` | 500 ms | 1 ms to 60 s | the width of the rate meter's buckets |
+/// | `min_rate` | 0.5 per second | at least 0.000001 | the lowest fill rate |
+/// | `max_rate_scale` | 2 | 1 to 100 | the fill rate never exceeds this times the measured rate |
+///
+/// The bounds keep every number finite and every parameter meaningful. A
+/// `scale_constant` of 1000 (2,500 times the AWS SDKs') already climbs
+/// 1000 requests a second within a second of the curve's low point: beyond
+/// it the curve is a jump. A `max_rate_scale` of 100 (50 times theirs) lets
+/// the fill rate reach 100 times what the client is seen sending: beyond it
+/// the cap no longer keeps the fill rate near what the client sends (and
+/// with both near `f64::MAX` the fill rate would be infinite and the
+/// limiter would admit everything). A `min_rate` of 0.000001 a second is one
+/// token every 11.6 days, a client stopped for any purpose; below it a
+/// floor changes nothing, and every wait for a token stays a `Duration` a
+/// clock can add (below about 5e-20 a second it would not be one at all).
 ///
 /// One limiter per client (per server it talks to): clones share it. Time
 /// comes from a [`Clock`] (the system's by default; a mock clock or virtual
@@ -69,26 +81,23 @@ struct Inner<K: Clock> {
     /// Set by the first throttle, never cleared: until then attempts skip the
     /// lock entirely.
     enabled: AtomicBool,
-    /// Successful responses counted so far (see [`AdaptiveLimiter::record_response`]):
-    /// only ever counted up, so that a lost race loses a count and never
-    /// enters one twice.
-    responses: AtomicU64,
-    /// Enter the counted responses once `responses` reaches this: about an
-    /// eighth of a rate bucket's worth past the last entry, at the measured rate.
-    settle_at: AtomicU64,
+    /// Successful responses before the first throttle, counted without the
+    /// clock or the lock (see [`AdaptiveLimiter::record_response`]); the
+    /// first throttle enters them into the meter.
+    unmetered: AtomicU64,
     state: Mutex<State>,
     waits: AtomicU64,
     waited_nanos: AtomicU64,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy)]
 struct State {
     meter: RateMeter,
     cubic: Cubic,
     bucket: FillBucket,
     throttles: u64,
-    /// The value of `responses` last entered.
-    entered: u64,
+    /// When the first of the `unmetered` responses came, in seconds.
+    first_response: Option<f64>,
 }
 
 /// A snapshot of an [`AdaptiveLimiter`], for metrics and logs.
@@ -112,6 +121,13 @@ pub struct LimiterMetrics {
     /// The total time attempts waited for tokens.
     pub waited: Duration,
 }
+
+/// The largest `scale_constant` (see the bounds under [`AdaptiveLimiter`]'s defaults).
+const MAX_SCALE_CONSTANT: f64 = 1000.0;
+/// The largest `max_rate_scale`.
+const MAX_RATE_SCALE: f64 = 100.0;
+/// The smallest `min_rate`, per second.
+const MIN_MIN_RATE: f64 = 1e-6;
 
 /// The parameters of an [`AdaptiveLimiter`]; see its defaults table.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -138,7 +154,7 @@ impl AdaptiveLimiterBuilder {
         }
     }
 
-    /// Sets CUBIC's scale constant `C`; finite and above 0.
+    /// Sets CUBIC's scale constant `C`; above 0, at most 1000.
     pub const fn with_scale_constant(mut self, scale_constant: f64) -> Self {
         self.scale_constant = scale_constant;
         self
@@ -158,13 +174,14 @@ impl AdaptiveLimiterBuilder {
         self.rate_bucket = rate_bucket;
         self
     }
-    /// Sets the lowest fill rate, per second; finite and above 0.
+    /// Sets the lowest fill rate, per second; finite and at least 0.000001
+    /// (one token every 11.6 days).
     pub const fn with_min_rate(mut self, min_rate: f64) -> Self {
         self.min_rate = min_rate;
         self
     }
     /// Sets how far above the measured rate the fill rate may go, as a
-    /// factor; finite and at least 1.
+    /// factor; 1 to 100.
     pub const fn with_max_rate_scale(mut self, max_rate_scale: f64) -> Self {
         self.max_rate_scale = max_rate_scale;
         self
@@ -210,6 +227,13 @@ impl AdaptiveLimiterBuilder {
             }
         };
         positive(Field::ScaleConstant, self.scale_constant)?;
+        if self.scale_constant > MAX_SCALE_CONSTANT {
+            return Err(ConfigError::float(
+                Field::ScaleConstant,
+                Rule::AtMost(MAX_SCALE_CONSTANT),
+                self.scale_constant,
+            ));
+        }
         positive(Field::Beta, self.beta)?;
         if self.beta >= 1.0 {
             return Err(ConfigError::float(Field::Beta, Rule::Below(1.0), self.beta));
@@ -226,11 +250,18 @@ impl AdaptiveLimiterBuilder {
             ));
         }
         positive(Field::MinRate, self.min_rate)?;
+        if self.min_rate < MIN_MIN_RATE {
+            return Err(ConfigError::float(Field::MinRate, Rule::AtLeast(MIN_MIN_RATE), self.min_rate));
+        }
         if !self.max_rate_scale.is_finite() {
             return Err(ConfigError::float(Field::MaxRateScale, Rule::Finite, self.max_rate_scale));
         }
-        if self.max_rate_scale < 1.0 {
-            return Err(ConfigError::float(Field::MaxRateScale, Rule::AtLeast(1.0), self.max_rate_scale));
+        if !(1.0..=MAX_RATE_SCALE).contains(&self.max_rate_scale) {
+            return Err(ConfigError::float(
+                Field::MaxRateScale,
+                Rule::Within(1.0, MAX_RATE_SCALE),
+                self.max_rate_scale,
+            ));
         }
         Ok(())
     }
@@ -258,7 +289,7 @@ impl AdaptiveLimiterBuilder {
             cubic: Cubic::new(self.scale_constant, self.beta, 0.0, 0.0),
             bucket: FillBucket::new(1.0, self.min_rate, 0.0),
             throttles: 0,
-            entered: 0,
+            first_response: None,
         };
         Ok(AdaptiveLimiter {
             inner: Arc::new(Inner {
@@ -266,8 +297,7 @@ impl AdaptiveLimiterBuilder {
                 origin,
                 config: self,
                 enabled: AtomicBool::new(false),
-                responses: AtomicU64::new(0),
-                settle_at: AtomicU64::new(1),
+                unmetered: AtomicU64::new(0),
                 state: Mutex::new(state),
                 waits: AtomicU64::new(0),
                 waited_nanos: AtomicU64::new(0),
@@ -347,15 +377,7 @@ impl<K: Clock> AdaptiveLimiter<K> {
 
     fn try_acquire_enabled(&self) -> Result<(), Duration> {
         let now = self.now();
-        let mut state = self.state();
-        if self.inner.responses.load(Ordering::Relaxed) >= self.inner.settle_at.load(Ordering::Relaxed) {
-            self.settle(&mut state, now);
-        }
-        // The wait is rounded up, so that after it the token is there.
-        state.bucket.take(now).map_err(|seconds| {
-            Duration::try_from_secs_f64(seconds)
-                .map_or(Duration::from_secs(1), |d| d.saturating_add(Duration::from_nanos(1)))
-        })
+        self.state().bucket.take(now).map_err(token_wait)
     }
 
     /// Takes a token for an attempt, blocking with `sleeper` while there is
@@ -399,53 +421,60 @@ impl<K: Clock> AdaptiveLimiter<K> {
     /// throttle cuts the fill rate (and turns the limiter on), any other
     /// response moves it along the curve.
     ///
-    /// A throttle is entered at once. Other responses are only counted
-    /// here, and entered together, dated when they are entered, once about
-    /// an eighth of a rate bucket's worth has gathered at the measured rate:
-    /// every response at low rates, one batch in many at high rates. That
-    /// keeps the clock and the lock off the path of a successful attempt
-    /// when a client sends fast, at the price of dating a success up to an
-    /// eighth of a bucket late; a throttle and
-    /// [`metrics`](AdaptiveLimiter::metrics) enter whatever has gathered first.
+    /// Once the limiter is on, every response is entered as it comes, at
+    /// the time it comes, as the AWS SDKs do: a clock read and the lock.
     ///
-    /// Once enabled, the count is an atomic add. While disabled it is a
-    /// plain load and store (a fraction of the add's cost, on the path of
-    /// every attempt of a client that is never throttled): two threads
-    /// counting in the same few nanoseconds may count one response between
-    /// them. At real request rates such collisions are rare, and while
-    /// disabled the count only sets the rate the first throttle cuts from.
+    /// Before the first throttle nothing is limited, so a success is only
+    /// counted, with a relaxed load and store: no clock, no lock, on the
+    /// path of every attempt of a client that is never throttled. The
+    /// first throttle takes the mean rate of those successes, from the
+    /// first of them to the throttle, as the rate it happened at (where the
+    /// AWS SDKs' meter, fed every response, would give the rate of the last
+    /// second or two: the same for a client sending steadily, lower for one
+    /// that was slower before; the curve then climbs back within seconds).
+    /// Two threads counting in the same few nanoseconds may count one
+    /// success between them: at real request rates such collisions are
+    /// rare, and the count only sets the rate the first throttle cuts from.
     #[inline]
     pub fn record_response(&self, throttled: bool) {
         if throttled {
             self.record_throttle();
-            return;
-        }
-        let inner = &self.inner;
-        let responses = if inner.enabled.load(Ordering::Relaxed) {
-            inner.responses.fetch_add(1, Ordering::Relaxed).wrapping_add(1)
+        } else if self.is_enabled() {
+            self.record_success();
         } else {
-            let responses = inner.responses.load(Ordering::Relaxed).wrapping_add(1);
-            inner.responses.store(responses, Ordering::Relaxed);
-            responses
-        };
-        if responses >= inner.settle_at.load(Ordering::Relaxed) {
-            self.record_gathered();
+            let unmetered = &self.inner.unmetered;
+            let count = unmetered.load(Ordering::Relaxed).wrapping_add(1);
+            unmetered.store(count, Ordering::Relaxed);
+            if count == 1 {
+                self.note_first_response();
+            }
         }
     }
 
     #[cold]
     #[inline(never)]
-    fn record_gathered(&self) {
+    fn note_first_response(&self) {
         let now = self.now();
-        self.settle(&mut self.state(), now);
+        self.state().first_response.get_or_insert(now);
+    }
+
+    fn record_success(&self) {
+        let now = self.now();
+        let mut state = self.state();
+        let measured = state.meter.record(now);
+        let rate = state.cubic.on_success(now);
+        self.set_rate(&mut state, rate, measured, now);
     }
 
     fn record_throttle(&self) {
         let now = self.now();
         let mut state = self.state();
-        self.settle(&mut state, now);
-        let measured = state.meter.record(1, now);
+        // Read under the lock: one throttle turns the limiter on.
         let enabled = self.inner.enabled.load(Ordering::Acquire);
+        if !enabled {
+            self.enter_unmetered(&mut state, now);
+        }
+        let measured = state.meter.record(now);
         // Once on, the client sends at most at the fill rate.
         let sending = if enabled { measured.min(state.bucket.rate()) } else { measured };
         state.throttles = state.throttles.saturating_add(1);
@@ -454,24 +483,18 @@ impl<K: Clock> AdaptiveLimiter<K> {
         self.inner.enabled.store(true, Ordering::Release);
     }
 
-    /// Enters the successful responses counted since the last time, as if
-    /// they all arrived `now`: the meter counts them, and the fill rate
-    /// follows the curve.
-    fn settle(&self, state: &mut State, now: f64) {
-        let total = self.inner.responses.load(Ordering::Acquire);
-        // A count that went back (a lost race) enters nothing until it passes
-        // what was entered: responses are lost, never entered twice.
-        let responses = total.saturating_sub(state.entered);
-        if responses > 0 {
-            state.entered = total;
-            let measured = state.meter.record(responses, now);
-            let rate = state.cubic.on_success(now);
-            self.set_rate(state, rate, measured, now);
-            let rate_now = measured.max(state.meter.open_rate(now));
-            let batch = rate_now * self.inner.config.rate_bucket.as_secs_f64() / 8.0;
-            // `as` saturates: NaN and negatives give 0, then 1.
-            self.inner.settle_at.store(total.saturating_add((batch as u64).max(1)), Ordering::Relaxed);
-        }
+    /// Enters the successes counted before the first throttle as their mean
+    /// rate from the first of them to `now` (over one rate bucket at least,
+    /// so that a few responses in a few microseconds are no huge rate), and
+    /// sets the fill rate from the curve and the meter as a success would.
+    fn enter_unmetered(&self, state: &mut State, now: f64) {
+        let responses = self.inner.unmetered.load(Ordering::Relaxed);
+        let since = state.first_response.unwrap_or(now);
+        let span = (now - since).max(self.inner.config.rate_bucket.as_secs_f64());
+        let measured = responses as f64 / span;
+        state.meter.assume(measured, responses, now);
+        let rate = state.cubic.on_success(now);
+        self.set_rate(state, rate, measured, now);
     }
 
     /// The curve's `rate`, never above `max_rate_scale` times the measured rate.
@@ -479,11 +502,16 @@ impl<K: Clock> AdaptiveLimiter<K> {
         state.bucket.set_rate(rate.min(self.inner.config.max_rate_scale * measured), now);
     }
 
-    /// A snapshot of the limiter's state now (counted responses entered).
+    /// A snapshot of the limiter's state now. Before the first throttle,
+    /// what it would start from: the successes so far as their mean rate,
+    /// and the fill rate the curve and that rate give. Reading it changes
+    /// nothing.
     pub fn metrics(&self) -> LimiterMetrics {
         let now = self.now();
-        let mut state = self.state();
-        self.settle(&mut state, now);
+        let mut state = *self.state();
+        if !self.is_enabled() {
+            self.enter_unmetered(&mut state, now);
+        }
         LimiterMetrics {
             enabled: self.is_enabled(),
             fill_rate: state.bucket.rate(),
@@ -495,6 +523,14 @@ impl<K: Clock> AdaptiveLimiter<K> {
             waited: Duration::from_nanos(self.inner.waited_nanos.load(Ordering::Relaxed)),
         }
     }
+}
+
+/// The wait for a token `seconds` away, rounded up so that the token is
+/// there after it. A wait too long for a `Duration` (which the bound on
+/// `min_rate` rules out) is the longest `Duration`, never a shorter one: a
+/// driver compares it with its deadline and stops.
+fn token_wait(seconds: f64) -> Duration {
+    Duration::try_from_secs_f64(seconds).map_or(Duration::MAX, |d| d.saturating_add(Duration::from_nanos(1)))
 }
 
 #[cfg(test)]
@@ -577,13 +613,24 @@ mod tests {
             (AdaptiveLimiter::builder().with_smoothing(1.5), "smoothing"),
             (AdaptiveLimiter::builder().with_rate_bucket(Duration::ZERO), "rate_bucket"),
             (AdaptiveLimiter::builder().with_min_rate(-1.0), "min_rate"),
+            (AdaptiveLimiter::builder().with_min_rate(1e-21), "min_rate"),
             (AdaptiveLimiter::builder().with_max_rate_scale(0.5), "max_rate_scale"),
+            (AdaptiveLimiter::builder().with_scale_constant(f64::MAX), "scale_constant"),
+            (AdaptiveLimiter::builder().with_max_rate_scale(f64::MAX), "max_rate_scale"),
         ];
         for (builder, field) in cases {
             let err = builder.build_with_clock(MockClock::new()).unwrap_err();
             assert_eq!(err.field().name(), field, "{err}");
             assert!(err.to_string().starts_with(&format!("invalid {field} ")), "{err}");
         }
+    }
+
+    #[test]
+    fn a_wait_too_long_for_a_duration_is_the_longest_one() {
+        assert_eq!(token_wait(0.5), Duration::from_millis(500) + Duration::from_nanos(1));
+        assert_eq!(token_wait(1e30), Duration::MAX);
+        assert_eq!(token_wait(f64::INFINITY), Duration::MAX);
+        assert_eq!(token_wait(f64::NAN), Duration::MAX);
     }
 
     #[test]

@@ -26,10 +26,9 @@ impl RateMeter {
         RateMeter { width, smoothing, last_bucket: libm::floor(now), count: 0, measured: 0.0 }
     }
 
-    /// Counts `responses` (at least 1) received at time `now`, and gives the
-    /// measured rate. The same as that many calls with one response each:
-    /// the first of them closes a finished bucket, the rest start the next.
-    pub(crate) fn record(&mut self, responses: u64, now: f64) -> f64 {
+    /// Counts one response received at time `now`, and gives the measured
+    /// rate.
+    pub(crate) fn record(&mut self, now: f64) -> f64 {
         let bucket = libm::floor(now / self.width) * self.width;
         self.count = self.count.saturating_add(1);
         if bucket > self.last_bucket {
@@ -38,7 +37,6 @@ impl RateMeter {
             self.count = 0;
             self.last_bucket = bucket;
         }
-        self.count = self.count.saturating_add(responses.saturating_sub(1));
         self.measured
     }
 
@@ -47,15 +45,16 @@ impl RateMeter {
         self.measured
     }
 
-    /// The rate of the bucket still open at time `now`, from its count so
-    /// far (0 at its very start): what the next closing will see.
-    pub(crate) fn open_rate(&self, now: f64) -> f64 {
-        let span = now - self.last_bucket;
-        if span > 0.0 {
-            self.count as f64 / span
-        } else {
-            0.0
-        }
+    /// Takes `rate` as the rate measured up to time `now`, as if `responses`
+    /// had come evenly at that rate: the bucket open at `now` holds its
+    /// share of them, so that it closes with the rate it really had rather
+    /// than with only the responses still to come in it.
+    pub(crate) fn assume(&mut self, rate: f64, responses: u64, now: f64) {
+        let bucket = libm::floor(now / self.width) * self.width;
+        self.last_bucket = bucket;
+        self.measured = rate;
+        // `as` saturates: a NaN or negative share is 0.
+        self.count = ((rate * (now - bucket)).round() as u64).min(responses);
     }
 }
 
@@ -73,14 +72,14 @@ mod tests {
     fn starts_at_zero_and_moves_at_the_next_bucket() {
         let mut m = meter();
         assert_eq!(m.rate(), 0.0);
-        assert_eq!(m.record(1, 1.0), 0.8);
+        assert_eq!(m.record(1.0), 0.8);
     }
 
     #[test]
     fn one_response_a_second_measures_one_per_second() {
         let mut m = meter();
         for t in 1..=20 {
-            m.record(1, f64::from(t));
+            m.record(f64::from(t));
         }
         assert!((m.rate() - 1.0).abs() < 1e-6, "{}", m.rate());
     }
@@ -89,10 +88,10 @@ mod tests {
     fn smoothing_favours_recent_buckets() {
         let mut m = meter();
         for t in [1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0] {
-            m.record(1, t);
+            m.record(t);
         }
         assert!((1.99..=2.0).contains(&m.rate()), "{}", m.rate());
-        m.record(1, 14.0);
+        m.record(14.0);
         assert!((0.1..=2.0).contains(&m.rate()), "{}", m.rate());
     }
 
@@ -100,22 +99,9 @@ mod tests {
     fn responses_at_the_same_instant_change_nothing_until_time_moves() {
         let mut m = meter();
         for t in [1.0, 1.0, 1.0, 2.0, 3.0] {
-            m.record(1, t);
+            m.record(t);
         }
         assert!(m.rate() >= 1.0);
-    }
-
-    #[test]
-    fn a_batch_counts_as_that_many_responses_at_one_instant() {
-        let (mut one_by_one, mut batched) = (meter(), meter());
-        for t in [0.1, 0.3, 0.7, 0.7, 0.7, 1.2] {
-            one_by_one.record(1, t);
-        }
-        batched.record(1, 0.1);
-        batched.record(1, 0.3);
-        batched.record(3, 0.7);
-        batched.record(1, 1.2);
-        assert_eq!(one_by_one, batched);
     }
 
     #[test]
@@ -125,9 +111,28 @@ mod tests {
         // per second, of which the smoothing keeps 0.8.
         let mut m = meter();
         for t in [0.1, 0.2, 0.3, 0.4, 0.49] {
-            m.record(1, t);
+            m.record(t);
         }
         assert_eq!(m.rate(), 0.0);
-        assert_eq!(m.record(1, 0.5), 12.0 * 0.8);
+        assert_eq!(m.record(0.5), 12.0 * 0.8);
+    }
+
+    #[test]
+    fn an_assumed_rate_closes_its_open_bucket_at_that_rate() {
+        // 20 a second assumed at 10.25 s: the open bucket [10, 10.5) holds
+        // the 5 of them up to 10.25 s; 5 more at 20 a second, the last
+        // closing it, close it at 20 a second.
+        let mut m = meter();
+        m.assume(20.0, 205, 10.25);
+        assert_eq!(m.rate(), 20.0);
+        for t in [10.3, 10.35, 10.4, 10.45] {
+            m.record(t);
+        }
+        assert_eq!(m.record(10.5), 20.0);
+        // Never more than were counted in the open bucket; nothing from NaN.
+        m.assume(1e9, 3, 10.75);
+        assert_eq!(m.count, 3);
+        m.assume(f64::NAN, 3, 10.75);
+        assert_eq!(m.count, 0);
     }
 }

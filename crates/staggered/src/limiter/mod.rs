@@ -13,7 +13,9 @@
 //! - It is **disabled** until the first throttled response: until then no
 //!   attempt takes a token or waits.
 //! - It **measures the send rate**: responses counted in half-second
-//!   buckets, smoothed (each new bucket's rate weighs 0.8).
+//!   buckets, smoothed (each new bucket's rate weighs 0.8). Until the first
+//!   throttle it only counts them, with no clock and no lock, and the first
+//!   throttle takes their mean rate as the rate it happened at.
 //! - A **throttle cuts the allowed rate** to 0.7 times the rate at which it
 //!   happened, and from there the rate **grows back along a cubic curve**
 //!   (TCP CUBIC's): quickly while far below the old rate, slowly near it,

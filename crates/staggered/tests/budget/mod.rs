@@ -1,6 +1,7 @@
 //! Budgets: exact accounting under contention, the window of the ratio
 //! budget on a mock clock, and budgets inside the retry loop.
 
+mod config;
 mod parameters;
 mod ratio;
 

@@ -472,9 +472,10 @@ fn every_error_names_the_line_of_its_field() {
         let err = RetryConfig::from_json_str(json).unwrap_err();
         assert_eq!((err.field(), err.line()), (field, Some(json_line)), "JSON {json:?}: {err}");
     }
-    // A rule that blames a value left to its default has no line to give.
+    // A rule between a field the file sets and one it leaves to its default
+    // blames the one it sets, with its line.
     let err = RetryConfig::from_toml_str("[schedule]\nbase = \"1m\"\n").unwrap_err();
-    assert_eq!((err.field(), err.line()), ("schedule.max_delay", None), "{err}");
+    assert_eq!((err.field(), err.line()), ("schedule.base", Some(2)), "{err}");
 }
 
 #[test]

@@ -2,6 +2,7 @@
 //! and a real gRPC server (tonic), and configuration files.
 
 mod config;
+mod config_blame;
 mod grpc_server;
 mod limiter;
 mod reqwest;

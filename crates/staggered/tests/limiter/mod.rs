@@ -3,5 +3,7 @@
 //! and every driver takes a token before every attempt and reports every
 //! response.
 
+mod bounds;
 mod concurrency;
 mod drivers;
+mod recovery;
