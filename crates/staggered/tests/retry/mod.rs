@@ -1,12 +1,14 @@
 //! The retry drivers, on a mock clock or paused tokio time: nothing sleeps.
 
 mod blocking;
+mod dropped;
 mod future;
 mod hint_policies;
 mod hints;
 mod inference;
 mod limits;
 pub(crate) mod metrics;
+pub(crate) mod probes;
 mod properties;
 mod tracing;
 
