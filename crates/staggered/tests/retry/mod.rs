@@ -1,6 +1,7 @@
 //! The retry drivers, on a mock clock or paused tokio time: nothing sleeps.
 
 mod blocking;
+mod deadline_cut;
 mod dropped;
 mod future;
 mod hint_policies;
