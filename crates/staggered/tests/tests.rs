@@ -10,8 +10,10 @@
 //! - `schedules::limits`: extreme parameters neither panic nor overflow, and
 //!   bad parameters are rejected naming the field.
 //! - `retry`: the blocking and async drivers: every stop reason, server hints
-//!   (hostile ones too), deadlines, hooks, tracing, timeouts, cancellation,
-//!   all on a recording sleeper or paused tokio time.
+//!   (hostile ones too), deadlines and the error of a deadline cut, hooks,
+//!   tracing, timeouts, cancellation, and the budget and rate limiter after
+//!   calls dropped at random points, all on a recording sleeper or paused
+//!   tokio time.
 //! - `budget`: exact token accounting under contention, the ratio budget's
 //!   window on a mock clock, and a budget shared across operations.
 //! - `limiter`: the adaptive limiter conserves tokens under contention,
