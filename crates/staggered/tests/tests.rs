@@ -11,9 +11,9 @@
 //!   bad parameters are rejected naming the field.
 //! - `retry`: the blocking and async drivers: every stop reason, server hints
 //!   (hostile ones too), deadlines and the error of a deadline cut, hooks,
-//!   tracing, timeouts, cancellation, and the budget and rate limiter after
-//!   calls dropped at random points, all on a recording sleeper or paused
-//!   tokio time.
+//!   tracing, timeouts, polling, cancellation, and the budget and rate
+//!   limiter after calls dropped at random points, all on a recording
+//!   sleeper or paused tokio time.
 //! - `budget`: exact token accounting under contention, the ratio budget's
 //!   window on a mock clock, and a budget shared across operations.
 //! - `limiter`: the adaptive limiter conserves tokens under contention,
@@ -23,10 +23,10 @@
 //!   SDKs, gRPC, Polly, google-http-java-client, cenkalti/backoff).
 //! - `integrations`: the reqwest middleware and the tower layer against a real
 //!   HTTP server on 127.0.0.1 (flaky endpoints, server hints hostile or not,
-//!   idempotency, attempt timeouts, shared budgets), gRPC calls through tonic
-//!   against a real gRPC server on 127.0.0.1 (status codes, pushbacks,
-//!   `grpc-timeout`, cut attempts, a shared retry throttle), and
-//!   configuration files in TOML and JSON.
+//!   idempotency, attempt timeouts, shared budgets, polling),
+//!   gRPC calls through tonic against a real gRPC server on 127.0.0.1
+//!   (status codes, pushbacks, `grpc-timeout`, cut attempts, a shared retry
+//!   throttle, polling), and configuration files in TOML and JSON.
 
 mod budget;
 mod integrations;

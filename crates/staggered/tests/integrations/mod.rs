@@ -4,6 +4,7 @@
 mod config;
 mod grpc_server;
 mod limiter;
+mod polling;
 mod reqwest;
 mod server;
 mod tonic;

@@ -9,6 +9,7 @@ mod hints;
 mod inference;
 mod limits;
 pub(crate) mod metrics;
+mod polling;
 pub(crate) mod probes;
 mod properties;
 mod tracing;

@@ -1,11 +1,41 @@
-//! What the tests of dropped and cancelled calls watch a driver with: a
-//! rate limiter that counts the tokens it gives and the responses it hears.
+//! What the polling and dropping tests watch a driver with: the policy's
+//! hooks, and a rate limiter that counts the tokens it gives and the
+//! responses it hears.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use staggered::limiter::RateLimit;
+use staggered::{RetryPolicy, StopReason};
+
+/// What a policy's hooks heard: each retry's attempt, and each give-up's
+/// reason and attempts. Clones share the record.
+#[derive(Debug, Clone, Default)]
+pub struct Heard {
+    retries: Arc<Mutex<Vec<u32>>>,
+    give_ups: Arc<Mutex<Vec<(StopReason, u32)>>>,
+}
+
+impl Heard {
+    /// `policy`, with hooks that report here.
+    pub fn hooks<S, C, T>(&self, policy: RetryPolicy<S, C, T>) -> RetryPolicy<S, C, T> {
+        let (retries, give_ups) = (Arc::clone(&self.retries), Arc::clone(&self.give_ups));
+        policy
+            .on_retry(move |event| retries.lock().unwrap().push(event.attempt))
+            .on_give_up(move |event| give_ups.lock().unwrap().push((event.reason, event.attempts)))
+    }
+
+    /// The attempts whose failures were retried.
+    pub fn retries(&self) -> Vec<u32> {
+        self.retries.lock().unwrap().clone()
+    }
+
+    /// The give-ups' reasons and attempts.
+    pub fn give_ups(&self) -> Vec<(StopReason, u32)> {
+        self.give_ups.lock().unwrap().clone()
+    }
+}
 
 /// A rate limiter that gives a token on every ask (by default), or on all
 /// but every n-th ask, which it answers with a wait; it counts the tokens
