@@ -23,10 +23,11 @@
 //!   SDKs, gRPC, Polly, google-http-java-client, cenkalti/backoff).
 //! - `integrations`: the reqwest middleware and the tower layer against a real
 //!   HTTP server on 127.0.0.1 (flaky endpoints, server hints hostile or not,
-//!   idempotency, attempt timeouts, shared budgets, polling),
+//!   idempotency, attempt timeouts, shared budgets, polling, cancellation),
 //!   gRPC calls through tonic against a real gRPC server on 127.0.0.1
 //!   (status codes, pushbacks, `grpc-timeout`, cut attempts, a shared retry
-//!   throttle, polling), and configuration files in TOML and JSON.
+//!   throttle, polling, cancellation), and configuration files in TOML and
+//!   JSON.
 
 mod budget;
 mod integrations;
