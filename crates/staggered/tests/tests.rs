@@ -10,8 +10,10 @@
 //! - `schedules::limits`: extreme parameters neither panic nor overflow, and
 //!   bad parameters are rejected naming the field.
 //! - `retry`: the blocking and async drivers: every stop reason, server hints
-//!   (hostile ones too), deadlines, hooks, tracing, timeouts, cancellation,
-//!   all on a recording sleeper or paused tokio time.
+//!   (hostile ones too), deadlines and the error of a deadline cut, hooks,
+//!   tracing, timeouts, polling, cancellation, and the budget and rate
+//!   limiter after calls dropped at random points, all on a recording
+//!   sleeper or paused tokio time.
 //! - `budget`: exact token accounting under contention, the ratio budget's
 //!   window on a mock clock, and a budget shared across operations.
 //! - `limiter`: the adaptive limiter conserves tokens under contention,
@@ -21,10 +23,11 @@
 //!   SDKs, gRPC, Polly, google-http-java-client, cenkalti/backoff).
 //! - `integrations`: the reqwest middleware and the tower layer against a real
 //!   HTTP server on 127.0.0.1 (flaky endpoints, server hints hostile or not,
-//!   idempotency, attempt timeouts, shared budgets), gRPC calls through tonic
-//!   against a real gRPC server on 127.0.0.1 (status codes, pushbacks,
-//!   `grpc-timeout`, cut attempts, a shared retry throttle), and
-//!   configuration files in TOML and JSON.
+//!   idempotency, attempt timeouts, shared budgets, polling, cancellation),
+//!   gRPC calls through tonic against a real gRPC server on 127.0.0.1
+//!   (status codes, pushbacks, `grpc-timeout`, cut attempts, a shared retry
+//!   throttle, polling, cancellation), and configuration files in TOML and
+//!   JSON.
 
 mod budget;
 mod integrations;

@@ -23,6 +23,8 @@ use tonic_health::pb::{HealthCheckRequest, HealthCheckResponse};
 pub enum Reply {
     /// Answers `SERVING`.
     Serving,
+    /// Answers with this serving status.
+    Status(ServingStatus),
     /// Fails with this status.
     Fail(Status),
     /// Never answers.
@@ -57,6 +59,7 @@ impl Health for Scripted {
             Reply::Serving => {
                 Ok(Response::new(HealthCheckResponse { status: ServingStatus::Serving.into() }))
             }
+            Reply::Status(status) => Ok(Response::new(HealthCheckResponse { status: status.into() })),
             Reply::Fail(status) => Err(status),
             Reply::Hang => std::future::pending().await,
         }

@@ -153,6 +153,31 @@ async fn hostile_retry_after_never_panics_nor_waits_past_the_limits() {
 }
 
 #[tokio::test]
+async fn a_post_that_is_not_retried_reports_why() {
+    let server =
+        Server::start(
+            |_, method| {
+                if method == ::reqwest::Method::POST {
+                    Reply::status(503)
+                } else {
+                    Reply::ok()
+                }
+            },
+        )
+        .await;
+    let (client, sleeper) = recorded(RetryMiddleware::policy_for(backoff(3)));
+    let response = client.post(server.url("/pay")).body("{}").send().await.unwrap();
+    assert_eq!((response.status(), server.hits()), (StatusCode::SERVICE_UNAVAILABLE, 1));
+    let post = report(&response);
+    assert_eq!((post.attempts, post.stopped), (1, Some(StopReason::NotRepeatable)));
+    assert!(sleeper.sleeps().is_empty());
+    // A success says nothing stopped it.
+    let response = client.get(server.url("/pay")).send().await.unwrap();
+    let get = report(&response);
+    assert_eq!((response.status(), get.attempts, get.stopped), (StatusCode::OK, 1, None));
+}
+
+#[tokio::test]
 async fn a_post_is_sent_once_unless_opted_in() {
     let server = Server::start(|_, _| Reply::status(503)).await;
     let (client, _) = recorded(RetryMiddleware::policy_for(backoff(3)));

@@ -19,12 +19,12 @@ use tonic_health::pb::health_client::HealthClient;
 
 use super::grpc_server::{message, GrpcServer, Reply};
 
-const fn ms(n: u64) -> Duration {
+pub(super) const fn ms(n: u64) -> Duration {
     Duration::from_millis(n)
 }
 
 /// 10 ms, 20 ms, 40 ms, ... with no jitter, `attempts` calls in all.
-fn backoff(attempts: u32) -> Backoff {
+pub(super) fn backoff(attempts: u32) -> Backoff {
     Backoff::builder(Strategy::Exponential)
         .with_base(ms(10))
         .with_max_delay(ms(100))

@@ -77,3 +77,21 @@ fn zero_attempts_is_refused_as_the_builder_refuses_it() {
     let err: ConfigError = RetryPolicy::new(Preset::Standard.backoff()).with_limits(limits).unwrap_err();
     assert_eq!(err.field(), Field::MaxAttempts);
 }
+
+#[test]
+fn a_zero_deadline_is_refused_as_a_zero_attempt_timeout_is() {
+    let policy = || RetryPolicy::new(Preset::Standard.backoff());
+    let deadline = policy().with_deadline(Duration::ZERO).unwrap_err();
+    assert_eq!((deadline.field(), deadline.rule()), (Field::Deadline, Rule::NonZero));
+    assert_eq!(deadline.to_string(), "invalid deadline 0ns: must not be zero");
+    let timeout = policy().with_attempt_timeout(Duration::ZERO).unwrap_err();
+    assert_eq!((timeout.field(), timeout.rule()), (Field::AttemptTimeout, Rule::NonZero));
+    assert_eq!(timeout.to_string(), "invalid attempt_timeout 0ns: must not be zero");
+    // Through the limits too.
+    let limits = staggered::Limits::NONE.with_deadline(Some(Duration::ZERO));
+    assert_eq!(policy().with_limits(limits).unwrap_err(), deadline);
+    // The smallest non-zero values are accepted.
+    let nanosecond = Duration::from_nanos(1);
+    let policy = policy().with_deadline(nanosecond).unwrap().with_attempt_timeout(nanosecond).unwrap();
+    assert_eq!(policy.limits().deadline, Some(nanosecond));
+}

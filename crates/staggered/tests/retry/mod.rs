@@ -1,12 +1,18 @@
-//! The retry drivers, on a mock clock or paused tokio time: nothing sleeps.
+//! The retry drivers, on a mock clock or paused tokio time: nothing sleeps
+//! (but for one real 10 s wait, which the test's cancel flag ends at once).
 
 mod blocking;
+mod cancel;
+mod deadline_cut;
+mod dropped;
 mod future;
 mod hint_policies;
 mod hints;
 mod inference;
 mod limits;
 pub(crate) mod metrics;
+mod polling;
+pub(crate) mod probes;
 mod properties;
 mod tracing;
 
@@ -35,6 +41,15 @@ pub fn exponential(attempts: u32) -> Backoff {
     Backoff::builder(Strategy::Exponential)
         .with_base(Duration::from_millis(100))
         .with_max_delay(Duration::from_secs(10))
+        .with_max_attempts(attempts)
+        .build()
+        .unwrap()
+}
+
+/// Ten seconds between attempts, `attempts` calls in all.
+pub fn every_10_s(attempts: u32) -> Backoff {
+    Backoff::builder(Strategy::Constant)
+        .with_base(Duration::from_secs(10))
         .with_max_attempts(attempts)
         .build()
         .unwrap()
