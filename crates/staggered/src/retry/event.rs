@@ -108,13 +108,6 @@ impl<'a, E: fmt::Display> GiveUpEvent<'a, E> {
     note = "`on_retry` and `on_give_up` take closures over `&RetryEvent<{E}>` and `&GiveUpEvent<{E}>`"
 )]
 pub trait Notify<E: ?Sized> {
-    /// Whether this hook hears anything: a retry loop that nothing hears
-    /// skips reading the clock for the events' elapsed time. Only
-    /// [`NoNotify`] says no.
-    fn hears(&self) -> bool {
-        true
-    }
-
     /// A retry is about to happen, after its delay. The default does nothing.
     fn on_retry(&self, event: &RetryEvent<'_, E>) {
         let _ = event;
@@ -130,17 +123,9 @@ pub trait Notify<E: ?Sized> {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct NoNotify;
 
-impl<E: ?Sized> Notify<E> for NoNotify {
-    fn hears(&self) -> bool {
-        false
-    }
-}
+impl<E: ?Sized> Notify<E> for NoNotify {}
 
 impl<E: ?Sized, N: Notify<E> + ?Sized> Notify<E> for &N {
-    fn hears(&self) -> bool {
-        (**self).hears()
-    }
-
     #[inline]
     fn on_retry(&self, event: &RetryEvent<'_, E>) {
         (**self).on_retry(event)
@@ -154,10 +139,6 @@ impl<E: ?Sized, N: Notify<E> + ?Sized> Notify<E> for &N {
 
 #[cfg(feature = "std")]
 impl<E: ?Sized, N: Notify<E> + ?Sized> Notify<E> for std::sync::Arc<N> {
-    fn hears(&self) -> bool {
-        (**self).hears()
-    }
-
     #[inline]
     fn on_retry(&self, event: &RetryEvent<'_, E>) {
         (**self).on_retry(event)
@@ -218,10 +199,6 @@ impl<E: ?Sized, F: Fn(&GiveUpEvent<'_, E>)> Notify<E> for OnGiveUp<F, E> {
 pub struct Hooks<A, B>(pub A, pub B);
 
 impl<E: ?Sized, A: Notify<E>, B: Notify<E>> Notify<E> for Hooks<A, B> {
-    fn hears(&self) -> bool {
-        self.0.hears() || self.1.hears()
-    }
-
     #[inline]
     fn on_retry(&self, event: &RetryEvent<'_, E>) {
         self.0.on_retry(event);
@@ -286,21 +263,7 @@ impl fmt::Debug for PolicyHooks {
     }
 }
 
-impl PolicyHooks {
-    /// Whether the policy has a hook.
-    pub(crate) fn hears(&self) -> bool {
-        #[cfg(feature = "std")]
-        return !self.retry.is_empty() || !self.give_up.is_empty();
-        #[cfg(not(feature = "std"))]
-        false
-    }
-}
-
 impl<E: fmt::Display> Notify<E> for PolicyHooks {
-    fn hears(&self) -> bool {
-        PolicyHooks::hears(self)
-    }
-
     fn on_retry(&self, event: &RetryEvent<'_, E>) {
         #[cfg(feature = "std")]
         for hook in &self.retry {

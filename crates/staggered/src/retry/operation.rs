@@ -39,16 +39,6 @@ impl<S, C, T: Timeout, H, K: ?Sized> CallParts<'_, S, C, T, H, K> {
     }
 }
 
-impl<S, C, T, H, K: ?Sized> CallParts<'_, S, C, T, H, K> {
-    /// Whether anything reads an event's elapsed time: a hook, or `tracing`.
-    fn hears<X: ?Sized>(&self) -> bool
-    where
-        H: Notify<X>,
-    {
-        self.policy.hooks.hears() || Notify::<X>::hears(self.hooks) || cfg!(feature = "tracing")
-    }
-}
-
 /// What to do before the next attempt.
 pub(crate) enum Before<X> {
     /// Send attempt `attempt` now, cut after `limit` if there is one.
@@ -97,7 +87,8 @@ impl<X> Stopped<X> {
 /// whose failed attempts are `X`.
 pub(crate) struct Operation<S: Schedule, I, X> {
     /// When attempt 1 started: read before it when the deadline or a
-    /// timeout needs it, otherwise at its failure if a hook will read it.
+    /// timeout needs it, otherwise at its failure (or its first wait for a
+    /// token): a success needs no clock.
     start: Option<I>,
     /// The attempt in flight, or the next one.
     attempt: u32,
@@ -111,7 +102,11 @@ pub(crate) struct Operation<S: Schedule, I, X> {
 /// An operation's state once it has something to retry or to wait for.
 struct Retrying<S: Schedule, X> {
     decision: Decision<S, PolicyBudget>,
+    /// The waits so far, the one under way included.
     waited: Duration,
+    /// The wait under way, if any: when it began (since the start) and how
+    /// long it is, so that a wait the caller cancels counts only its part.
+    waiting: Option<(Duration, Duration)>,
     /// The time the next attempt has waited for its token so far.
     token_wait: Duration,
     /// The last failed attempt, kept for a stop that has no newer one.
@@ -208,8 +203,13 @@ impl<S: Schedule, I: Copy, X: fmt::Display> Operation<S, I, X> {
         H: Notify<X>,
         K: Clock<Instant = I> + ?Sized,
     {
-        self.retrying(cx).decision.cancel();
         let elapsed = self.elapsed(cx.clock);
+        let retrying = self.retrying(cx);
+        retrying.decision.cancel();
+        if let Some((began, wait)) = retrying.waiting.take() {
+            let unwaited = wait.saturating_sub(elapsed.saturating_sub(began));
+            retrying.waited = retrying.waited.saturating_sub(unwaited);
+        }
         self.give_up(cx, StopReason::Cancelled, None, elapsed)
     }
 
@@ -218,6 +218,7 @@ impl<S: Schedule, I: Copy, X: fmt::Display> Operation<S, I, X> {
         self.retrying.get_or_insert_with(|| Retrying {
             decision: Decision::for_schedule(&policy.schedule, *cx.limits, policy.budget.clone()),
             waited: Duration::ZERO,
+            waiting: None,
             token_wait: Duration::ZERO,
             last: None,
         })
@@ -225,6 +226,18 @@ impl<S: Schedule, I: Copy, X: fmt::Display> Operation<S, I, X> {
 
     fn elapsed<K: Clock<Instant = I> + ?Sized>(&self, clock: &K) -> Duration {
         self.start.map_or(Duration::ZERO, |start| clock.since(start))
+    }
+
+    /// The time since attempt 1 started, starting the clock now if it has
+    /// not started yet.
+    fn started<K: Clock<Instant = I> + ?Sized>(&mut self, clock: &K) -> Duration {
+        match self.start {
+            Some(start) => clock.since(start),
+            None => {
+                self.start = Some(clock.now());
+                Duration::ZERO
+            }
+        }
     }
 
     fn waited(&self) -> Duration {
@@ -238,11 +251,12 @@ impl<S: Schedule, I: Copy, X: fmt::Display> Operation<S, I, X> {
         H: Notify<X>,
         K: Clock<Instant = I> + ?Sized,
     {
-        let elapsed = self.elapsed(cx.clock);
+        let elapsed = self.started(cx.clock);
         let retrying = self.retrying(cx);
         match retrying.decision.on_token_wait(wait, elapsed) {
             Action::Retry(wait) => {
                 retrying.waited = retrying.waited.saturating_add(wait);
+                retrying.waiting = Some((elapsed, wait));
                 retrying.token_wait = retrying.token_wait.saturating_add(wait);
                 Before::Wait(wait)
             }
@@ -287,17 +301,8 @@ impl<S: Schedule, I: Copy, X: fmt::Display> Operation<S, I, X> {
     {
         let policy = cx.policy;
         policy.limiter.record(failure.kind == ErrorKind::Throttled);
-        // Without a deadline the clock starts at attempt 1's failure, and
-        // only if a hook or `tracing` will read the time.
-        let elapsed = match self.start {
-            Some(start) => cx.clock.since(start),
-            None => {
-                if cx.hears::<X>() {
-                    self.start = Some(cx.clock.now());
-                }
-                Duration::ZERO
-            }
-        };
+        // Without a deadline the clock starts at attempt 1's failure.
+        let elapsed = self.started(cx.clock);
         let attempt = self.attempt;
         let retrying = self.retrying(cx);
         match retrying.decision.on_failure(&failure, elapsed) {
@@ -311,6 +316,7 @@ impl<S: Schedule, I: Copy, X: fmt::Display> Operation<S, I, X> {
                 crate::retry::trace::retry(&event, type_name(&failed));
                 policy.instruments.retry(&event, &policy.limiter);
                 retrying.waited = retrying.waited.saturating_add(delay);
+                retrying.waiting = Some((elapsed, delay));
                 retrying.last = Some(failed);
                 self.attempt = attempt.saturating_add(1);
                 After::Wait(delay)
@@ -360,6 +366,7 @@ impl<S: Schedule, X> Retrying<S, X> {
     /// The next attempt is being sent: its token's wait is over, and the
     /// retry that the budget paid for is spent.
     fn sent<C, T>(&mut self, policy: &RetryPolicy<S, C, T>) {
+        self.waiting = None;
         if !self.token_wait.is_zero() {
             policy.limiter.record_wait(core::mem::take(&mut self.token_wait));
         }

@@ -102,9 +102,10 @@ pub(crate) type PolicyBudget = crate::NoBudget;
 /// # The clock
 /// The deadline is measured from the start of attempt 1, so with a deadline
 /// (or a per-attempt timeout) the drivers read the clock before the first
-/// call. Without one they read it only once attempt 1 has failed, keeping
-/// the success path free of clock reads; [`RetryEvent::elapsed`](crate::RetryEvent::elapsed) then
-/// counts from that failure.
+/// call. Without one they read it only once attempt 1 has failed (or waited
+/// for a rate limiter's token), keeping the success path free of clock
+/// reads; [`RetryEvent::elapsed`](crate::RetryEvent::elapsed) then counts
+/// from that moment.
 #[derive(Clone)]
 pub struct RetryPolicy<S = Backoff, C = DefaultRules, T = NoTimeout> {
     pub(crate) schedule: S,
