@@ -60,7 +60,15 @@ where
             Before::Send { attempt, limit } => {
                 let sending = send(attempt, limit);
                 operation.set_repeatable(&cx, sending.repeatable);
-                let attempt = attempt_within(sending.future, limit, sleeper);
+                let attempt = async {
+                    match limit {
+                        None => Attempted::Ended(sending.future.await),
+                        Some(limit) => match race(sending.future, sleeper.cut_after(limit)).await {
+                            Ok(outcome) => Attempted::Ended(outcome),
+                            Err(()) => Attempted::Cut(E::from(TimedOut { after: limit })),
+                        },
+                    }
+                };
                 let Ok(attempted) = race(attempt, cancel.as_mut()).await else {
                     return Err(operation.cancel(&cx));
                 };
@@ -77,21 +85,6 @@ where
         if race(sleeper.sleep(wait), cancel.as_mut()).await.is_err() {
             return Err(operation.cancel(&cx));
         }
-    }
-}
-
-/// One attempt under its time limit, if it has one: its outcome, or cut
-/// when `limit` passes first, failing with a [`TimedOut`].
-async fn attempt_within<V, E, W, Z>(work: W, limit: Option<Duration>, sleeper: &Z) -> Attempted<V, E>
-where
-    W: Future<Output = Result<V, E>>,
-    E: From<TimedOut>,
-    Z: Sleeper + ?Sized,
-{
-    let Some(limit) = limit else { return Attempted::Ended(work.await) };
-    match race(work, sleeper.cut_after(limit)).await {
-        Ok(outcome) => Attempted::Ended(outcome),
-        Err(()) => Attempted::Cut(E::from(TimedOut { after: limit })),
     }
 }
 
