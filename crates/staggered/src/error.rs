@@ -45,6 +45,10 @@ pub enum Field {
     Deadline,
     /// A policy's `attempt_timeout`, the time each async attempt gets.
     AttemptTimeout,
+    /// A hedging delay's `percentile` of the latencies seen.
+    Percentile,
+    /// A hedging delay's `window` of latencies.
+    Window,
 }
 
 impl Field {
@@ -70,6 +74,8 @@ impl Field {
             Field::SuccessReward => "success_reward",
             Field::Deadline => "deadline",
             Field::AttemptTimeout => "attempt_timeout",
+            Field::Percentile => "percentile",
+            Field::Window => "window",
         }
     }
 }

@@ -359,8 +359,10 @@ pub use limiter::AdaptiveLimiter;
 #[cfg(feature = "std")]
 pub use retry::cancel::CancelFlag;
 pub use retry::decision::{Action, Decision, Limits, StopReason};
-pub use retry::event::{GiveUpEvent, Hooks, NoNotify, Notify, OnGiveUp, OnRetry, RetryEvent};
+pub use retry::event::{GiveUpEvent, HedgeEvent, Hooks, NoNotify, Notify, OnGiveUp, OnRetry, RetryEvent};
 pub use retry::failed::FailedAttempt;
+#[cfg(feature = "std")]
+pub use retry::hedging::{Hedging, MAX_HEDGED_ATTEMPTS};
 pub use retry::hint_policy::HintPolicy;
 pub use retry::policy::{RetryPolicy, SERVICE_MAX_HINT};
 pub use retry::retry_error::{Cancelled, Retried, RetryError, TimedOut};

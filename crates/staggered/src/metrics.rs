@@ -25,6 +25,8 @@
 //! | [`staggered.limiter.enabled`](LIMITER_ENABLED) | gauge | 1 | `staggered.operation` | 1 once a throttle turned the adaptive limiter on, else 0 |
 //! | [`staggered.limiter.rate`](LIMITER_RATE) | gauge | `{attempt}/s` | `staggered.operation` | the rate the limiter lets attempts out at; set once it is on |
 //! | [`staggered.limiter.measured_rate`](LIMITER_MEASURED_RATE) | gauge | `{response}/s` | `staggered.operation` | the rate of responses it measured |
+//! | [`staggered.hedges`](HEDGES) | counter | `{attempt}` | `staggered.operation` | copies a [hedged](crate::Hedging) call sent beyond its first |
+//! | [`staggered.hedge_wins`](HEDGE_WINS) | counter | `{operation}` | `staggered.attempt`, `staggered.operation` | hedged calls that succeeded, by the copy that answered first (`1` is the first copy: the hedges were not needed) |
 //!
 //! `staggered.operation` is there only when the policy was given a name
 //! ([`RetryPolicy::with_operation_name`](crate::RetryPolicy::with_operation_name)):
@@ -101,6 +103,11 @@ pub const LIMITER_ENABLED: &str = "staggered.limiter.enabled";
 pub const LIMITER_RATE: &str = "staggered.limiter.rate";
 /// Gauge: the rate of responses per second the adaptive limiter measured.
 pub const LIMITER_MEASURED_RATE: &str = "staggered.limiter.measured_rate";
+/// Counter: copies a hedged call sent beyond its first.
+pub const HEDGES: &str = "staggered.hedges";
+/// Counter: hedged calls that succeeded, labelled [`ATTEMPT`] with the copy
+/// that answered first.
+pub const HEDGE_WINS: &str = "staggered.hedge_wins";
 
 /// Label: the operation's name, when the policy has one.
 pub const OPERATION: &str = "staggered.operation";
@@ -109,6 +116,8 @@ pub const OPERATION: &str = "staggered.operation";
 pub const ERROR_TYPE: &str = "error.type";
 /// Label: the [`StopReason`](crate::StopReason) name of a give-up.
 pub const STOP_REASON: &str = "staggered.stop_reason";
+/// Label: which copy of a hedged call won, `1` to `5`.
+pub const ATTEMPT: &str = "staggered.attempt";
 
 /// Where the metrics come from, for recorders that filter on it.
 pub(crate) const METADATA: Metadata<'static> = Metadata::new("staggered", Level::INFO, Some(module_path!()));

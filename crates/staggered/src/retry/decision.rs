@@ -215,6 +215,10 @@ pub struct Decision<S: Schedule, B = NoBudget> {
     unsent: bool,
     /// Whether the current attempt may be sent again.
     repeatable: bool,
+    /// A hedged call whose server said "never": no more copies.
+    hedges_refused: bool,
+    /// A hedged call: its success gives back no copy's cost.
+    hedged: bool,
 }
 
 impl<I: Iterator<Item = Duration> + Clone> Decision<I> {
@@ -261,6 +265,8 @@ impl<S: Schedule, B: Budget> Decision<S, B> {
             last_wait: None,
             unsent: false,
             repeatable: true,
+            hedges_refused: false,
+            hedged: false,
         }
     }
 
@@ -336,9 +342,12 @@ impl<S: Schedule, B: Budget> Decision<S, B> {
     }
 
     /// Records that the current attempt succeeded (the budget may refund
-    /// what the retry that succeeded cost).
+    /// what the retry that succeeded cost). A hedged call's success gives
+    /// back nothing of its copies: each was extra load, won or not, and a
+    /// budget that refunded them would not bound hedging.
     pub fn on_success(&mut self) {
-        self.budget.deposit(self.attempt, self.last_failure.as_ref());
+        let last_failure = if self.hedged { None } else { self.last_failure.as_ref() };
+        self.budget.deposit(self.attempt, last_failure);
     }
 
     /// Decides after the current attempt failed with `failure`, `elapsed`
@@ -407,6 +416,102 @@ impl<S: Schedule, B: Budget> Decision<S, B> {
             if let Some(failure) = self.last_failure.take() {
                 self.budget.refund(&failure);
             }
+        }
+    }
+
+    /// A hedged call, while its other copies are still running: may one more
+    /// copy be sent now, `elapsed` after attempt 1 started? The rules, in
+    /// order: cancelled; no more copies (`max_attempts`, or a server said
+    /// never); no time left before the deadline; the budget refuses (a copy
+    /// costs what a retry does). [`Action::Retry`] (with no wait): send it,
+    /// and the attempt number advances.
+    pub fn on_hedge(&mut self, elapsed: Duration) -> Action {
+        match self.decide_hedge(elapsed) {
+            Ok(()) => {
+                self.last_failure = Some(Failure::TRANSIENT);
+                self.hedged = true;
+                self.unsent = true;
+                self.attempt = self.attempt.saturating_add(1);
+                Action::Retry(Duration::ZERO)
+            }
+            Err(reason) => Action::Stop(reason),
+        }
+    }
+
+    fn decide_hedge(&mut self, elapsed: Duration) -> Result<(), StopReason> {
+        if self.cancelled {
+            return Err(StopReason::Cancelled);
+        }
+        if self.hedges_refused {
+            return Err(StopReason::HintTooLong);
+        }
+        if matches!(self.limits.max_attempts, Some(max) if self.attempt >= max) {
+            return Err(StopReason::AttemptsExhausted);
+        }
+        if self.ends_too_late(Duration::ZERO, elapsed) {
+            return Err(StopReason::Deadline);
+        }
+        if !self.budget.withdraw(&Failure::TRANSIENT) {
+            return Err(StopReason::BudgetExhausted);
+        }
+        Ok(())
+    }
+
+    /// A hedged call: decides after a copy failed with `failure`, `elapsed`
+    /// after attempt 1 started. The rules of [`on_failure`](Decision::on_failure)
+    /// but the budget's, with one difference: the next copy may go at once,
+    /// not after the schedule's delay (after the server's hint, if it gave
+    /// one); [`on_hedge`](Decision::on_hedge) then sends it, budget and all.
+    /// A stop other than permanent or cancelled means no more copies: those
+    /// still running may yet answer.
+    pub fn on_hedged_failure(&mut self, failure: &Failure, elapsed: Duration) -> Action {
+        if matches!(failure.hint, Some(Hint::Never)) {
+            self.hedges_refused = true;
+        }
+        self.last_wait = None;
+        if self.cancelled {
+            return Action::Stop(StopReason::Cancelled);
+        }
+        if failure.kind == ErrorKind::Permanent {
+            return Action::Stop(StopReason::Permanent);
+        }
+        self.budget.record_failure(failure);
+        if self.hedges_refused {
+            return Action::Stop(StopReason::HintTooLong);
+        }
+        // Past the deadline every copy is cut: that, not the count, is why
+        // the call ends.
+        if self.ends_too_late(Duration::ZERO, elapsed) {
+            return Action::Stop(StopReason::Deadline);
+        }
+        if matches!(self.limits.max_attempts, Some(max) if self.attempt >= max) {
+            return Action::Stop(StopReason::AttemptsExhausted);
+        }
+        let wait = match failure.hint {
+            Some(Hint::After(hint)) => {
+                let max_hint = self.limits.max_hint;
+                let policy = self.limits.hint_policy;
+                match policy.wait(hint, Duration::ZERO, max_hint, || self.jittered_hint(hint, elapsed)) {
+                    Ok(wait) => wait,
+                    Err(reason) => return Action::Stop(reason),
+                }
+            }
+            _ => Duration::ZERO,
+        };
+        self.last_wait = Some(wait);
+        if self.ends_too_late(wait, elapsed) {
+            return Action::Stop(StopReason::Deadline);
+        }
+        Action::Retry(wait)
+    }
+
+    /// A hedged call: the copy [`on_hedge`](Decision::on_hedge) allowed was
+    /// not sent after all (the rate limiter had no token yet): the budget
+    /// takes back its cost, and the attempt number goes back.
+    pub fn hedge_not_sent(&mut self) {
+        if self.unsent {
+            self.retry_not_sent();
+            self.attempt = self.attempt.saturating_sub(1).max(1);
         }
     }
 
@@ -489,6 +594,8 @@ where
             last_wait: self.last_wait,
             unsent: self.unsent,
             repeatable: self.repeatable,
+            hedges_refused: self.hedges_refused,
+            hedged: self.hedged,
         }
     }
 }

@@ -54,6 +54,32 @@ pub struct GiveUpEvent<'a, E: ?Sized> {
     pub budget: Option<BudgetMetrics>,
 }
 
+/// One more copy of a hedged call's attempt, sent while the others have
+/// not answered yet, as [`Notify::on_hedge`] receives it.
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub struct HedgeEvent {
+    /// The copy sent (1 is the first).
+    pub attempt: u32,
+    /// The copies running now, this one included.
+    pub in_flight: u32,
+    /// Time since attempt 1 started.
+    pub elapsed: Duration,
+    /// The budget's state after this copy was allowed, if there is one.
+    pub budget: Option<BudgetMetrics>,
+}
+
+/// One log line: `hedging: attempt 2 sent after 10ms, 2 in flight`.
+impl fmt::Display for HedgeEvent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "hedging: attempt {} sent after {:?}, {} in flight",
+            self.attempt, self.elapsed, self.in_flight
+        )
+    }
+}
+
 /// One log line: `attempt 2/5 failed (connection reset); retrying in 200ms`.
 impl<E: fmt::Display + ?Sized> fmt::Display for RetryEvent<'_, E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -117,6 +143,11 @@ pub trait Notify<E: ?Sized> {
     fn on_give_up(&self, event: &GiveUpEvent<'_, E>) {
         let _ = event;
     }
+
+    /// A hedged call sent one more copy. The default does nothing.
+    fn on_hedge(&self, event: &HedgeEvent) {
+        let _ = event;
+    }
 }
 
 /// No hook.
@@ -135,6 +166,10 @@ impl<E: ?Sized, N: Notify<E> + ?Sized> Notify<E> for &N {
     fn on_give_up(&self, event: &GiveUpEvent<'_, E>) {
         (**self).on_give_up(event)
     }
+
+    fn on_hedge(&self, event: &HedgeEvent) {
+        (**self).on_hedge(event)
+    }
 }
 
 #[cfg(feature = "std")]
@@ -147,6 +182,10 @@ impl<E: ?Sized, N: Notify<E> + ?Sized> Notify<E> for std::sync::Arc<N> {
     #[inline]
     fn on_give_up(&self, event: &GiveUpEvent<'_, E>) {
         (**self).on_give_up(event)
+    }
+
+    fn on_hedge(&self, event: &HedgeEvent) {
+        (**self).on_hedge(event)
     }
 }
 
@@ -209,6 +248,11 @@ impl<E: ?Sized, A: Notify<E>, B: Notify<E>> Notify<E> for Hooks<A, B> {
     fn on_give_up(&self, event: &GiveUpEvent<'_, E>) {
         self.0.on_give_up(event);
         self.1.on_give_up(event);
+    }
+
+    fn on_hedge(&self, event: &HedgeEvent) {
+        self.0.on_hedge(event);
+        self.1.on_hedge(event);
     }
 }
 

@@ -45,6 +45,12 @@ impl Instruments {
     pub(crate) fn retry<E: ?Sized>(&self, _: &RetryEvent<'_, E>, _: &PolicyLimiter) {}
 
     pub(crate) fn give_up<E: ?Sized>(&self, _: &GiveUpEvent<'_, E>, _: &PolicyLimiter) {}
+
+    #[cfg(feature = "std")]
+    pub(crate) fn hedge(&self) {}
+
+    #[cfg(feature = "std")]
+    pub(crate) fn hedge_won(&self, _: u32) {}
 }
 
 #[cfg(feature = "metrics")]
@@ -108,6 +114,25 @@ impl Instruments {
             keys.give_up(event.reason, event.budget, limiter.metrics());
         }
     }
+
+    /// A hedged call sent one more copy.
+    pub(crate) fn hedge(&self) {
+        if let Some(keys) = self.keys() {
+            metrics::with_recorder(|recorder| {
+                recorder.register_counter(&keys.hedges, &crate::metrics::METADATA).increment(1);
+            });
+        }
+    }
+
+    /// A hedged call succeeded with its copy `winner` (1 to 5).
+    pub(crate) fn hedge_won(&self, winner: u32) {
+        if let Some(keys) = self.keys() {
+            let index = (winner.clamp(1, keys::COPIES) - 1) as usize;
+            metrics::with_recorder(|recorder| {
+                recorder.register_counter(&keys.hedge_wins[index], &crate::metrics::METADATA).increment(1);
+            });
+        }
+    }
 }
 
 /// Every key a policy records under, built before any operation runs so
@@ -122,10 +147,14 @@ mod keys {
     use crate::classify::ErrorKind;
     use crate::limiter::LimiterMetrics;
     use crate::metrics::{
-        BUDGET_CAPACITY, BUDGET_LEVEL, ERROR_TYPE, FIRST_TRY_SUCCESSES, GIVE_UPS, LIMITER_ENABLED,
-        LIMITER_MEASURED_RATE, LIMITER_RATE, METADATA, OPERATION, OPERATIONS, RETRIES, RETRY_DELAY,
-        STOP_REASON,
+        ATTEMPT, BUDGET_CAPACITY, BUDGET_LEVEL, ERROR_TYPE, FIRST_TRY_SUCCESSES, GIVE_UPS, HEDGES,
+        HEDGE_WINS, LIMITER_ENABLED, LIMITER_MEASURED_RATE, LIMITER_RATE, METADATA, OPERATION, OPERATIONS,
+        RETRIES, RETRY_DELAY, STOP_REASON,
     };
+    use crate::retry::hedging::MAX_HEDGED_ATTEMPTS;
+
+    /// The copies a hedged call may send, each with its win counter.
+    pub(super) const COPIES: u32 = MAX_HEDGED_ATTEMPTS;
     use crate::StopReason;
 
     const KINDS: [ErrorKind; 3] = [ErrorKind::Transient, ErrorKind::Throttled, ErrorKind::Permanent];
@@ -166,6 +195,8 @@ mod keys {
         pub(super) retries: [Key; 3],
         pub(super) delays: [Key; 3],
         pub(super) give_ups: [Key; 7],
+        pub(super) hedges: Key,
+        pub(super) hedge_wins: [Key; COPIES as usize],
         budget_level: Key,
         budget_capacity: Key,
         limiter_enabled: Key,
@@ -187,6 +218,13 @@ mod keys {
         [Label::from_static_parts(STOP_REASON, REASONS[4].name())],
         [Label::from_static_parts(STOP_REASON, REASONS[5].name())],
         [Label::from_static_parts(STOP_REASON, REASONS[6].name())],
+    ];
+    static ATTEMPT_LABELS: [[Label; 1]; COPIES as usize] = [
+        [Label::from_static_parts(ATTEMPT, "1")],
+        [Label::from_static_parts(ATTEMPT, "2")],
+        [Label::from_static_parts(ATTEMPT, "3")],
+        [Label::from_static_parts(ATTEMPT, "4")],
+        [Label::from_static_parts(ATTEMPT, "5")],
     ];
 
     /// The keys of a policy without an operation name: no label but the
@@ -213,6 +251,14 @@ mod keys {
             Key::from_static_parts(GIVE_UPS, &REASON_LABELS[5]),
             Key::from_static_parts(GIVE_UPS, &REASON_LABELS[6]),
         ],
+        hedges: Key::from_static_name(HEDGES),
+        hedge_wins: [
+            Key::from_static_parts(HEDGE_WINS, &ATTEMPT_LABELS[0]),
+            Key::from_static_parts(HEDGE_WINS, &ATTEMPT_LABELS[1]),
+            Key::from_static_parts(HEDGE_WINS, &ATTEMPT_LABELS[2]),
+            Key::from_static_parts(HEDGE_WINS, &ATTEMPT_LABELS[3]),
+            Key::from_static_parts(HEDGE_WINS, &ATTEMPT_LABELS[4]),
+        ],
         budget_level: Key::from_static_name(BUDGET_LEVEL),
         budget_capacity: Key::from_static_name(BUDGET_CAPACITY),
         limiter_enabled: Key::from_static_name(LIMITER_ENABLED),
@@ -234,6 +280,8 @@ mod keys {
                 retries: KIND_LABELS.each_ref().map(|[label]| key(RETRIES, Some(label))),
                 delays: KIND_LABELS.each_ref().map(|[label]| key(RETRY_DELAY, Some(label))),
                 give_ups: REASON_LABELS.each_ref().map(|[label]| key(GIVE_UPS, Some(label))),
+                hedges: key(HEDGES, None),
+                hedge_wins: ATTEMPT_LABELS.each_ref().map(|[label]| key(HEDGE_WINS, Some(label))),
                 budget_level: key(BUDGET_LEVEL, None),
                 budget_capacity: key(BUDGET_CAPACITY, None),
                 limiter_enabled: key(LIMITER_ENABLED, None),

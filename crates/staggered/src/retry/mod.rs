@@ -11,6 +11,10 @@ pub(crate) mod decision;
 pub(crate) mod event;
 pub(crate) mod failed;
 pub(crate) mod future;
+#[cfg(feature = "std")]
+pub(crate) mod hedge;
+#[cfg(feature = "std")]
+pub(crate) mod hedging;
 pub(crate) mod hint_policy;
 pub(crate) mod instruments;
 pub(crate) mod judge;

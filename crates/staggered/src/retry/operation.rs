@@ -39,6 +39,20 @@ impl<S, C, T: Timeout, H, K: ?Sized> CallParts<'_, S, C, T, H, K> {
     }
 }
 
+impl<S, C, T, H, K: ?Sized> CallParts<'_, S, C, T, H, K> {
+    /// Tells the hooks, `tracing` and `metrics` of a retry; `error_type`
+    /// names the failed attempt's type, for `tracing`.
+    pub(super) fn tell_retry<X: fmt::Display>(&self, event: &RetryEvent<'_, X>, error_type: &'static str)
+    where
+        H: Notify<X>,
+    {
+        self.policy.hooks.on_retry(event);
+        self.hooks.on_retry(event);
+        crate::retry::trace::retry(event, error_type);
+        self.policy.instruments.retry(event, &self.policy.limiter);
+    }
+}
+
 /// What to do before the next attempt.
 pub(crate) enum Before<X> {
     /// Send attempt `attempt` now, cut after `limit` if there is one.
@@ -89,19 +103,19 @@ pub(crate) struct Operation<S: Schedule, I, X> {
     /// When attempt 1 started: read before it when the deadline or a
     /// timeout needs it, otherwise at its failure (or its first wait for a
     /// token): a success needs no clock.
-    start: Option<I>,
+    pub(super) start: Option<I>,
     /// The attempt in flight, or the next one.
-    attempt: u32,
+    pub(super) attempt: u32,
     /// The attempts sent so far.
-    sent: u32,
+    pub(super) sent: u32,
     /// What there is to know once an attempt has failed or waited for a
     /// token: made then, so that a first-try success builds none of it.
-    retrying: Option<Retrying<S, X>>,
+    pub(super) retrying: Option<Retrying<S, X>>,
 }
 
 /// An operation's state once it has something to retry or to wait for.
-struct Retrying<S: Schedule, X> {
-    decision: Decision<S, PolicyBudget>,
+pub(super) struct Retrying<S: Schedule, X> {
+    pub(super) decision: Decision<S, PolicyBudget>,
     /// The waits so far, the one under way included.
     waited: Duration,
     /// The wait under way, if any: when it began (since the start) and how
@@ -110,7 +124,7 @@ struct Retrying<S: Schedule, X> {
     /// The time the next attempt has waited for its token so far.
     token_wait: Duration,
     /// The last failed attempt, kept for a stop that has no newer one.
-    last: Option<X>,
+    pub(super) last: Option<X>,
 }
 
 impl<S: Schedule, I: Copy, X: fmt::Display> Operation<S, I, X> {
@@ -181,7 +195,7 @@ impl<S: Schedule, I: Copy, X: fmt::Display> Operation<S, I, X> {
     {
         match attempted {
             Attempted::Ended(outcome) => match judge.judge(outcome) {
-                Ok(success) => After::Done(self.succeed(cx.policy, success)),
+                Ok(success) => After::Done(self.succeed(cx.policy, success, self.attempt)),
                 Err((failed, failure)) => self.fail(cx, failed, failure, J::type_name),
             },
             Attempted::Cut(error) => self.fail(cx, J::failed(error), Failure::timeout(), J::type_name),
@@ -213,7 +227,10 @@ impl<S: Schedule, I: Copy, X: fmt::Display> Operation<S, I, X> {
         self.give_up(cx, StopReason::Cancelled, None, elapsed)
     }
 
-    fn retrying<C, T, H, K: ?Sized>(&mut self, cx: &CallParts<'_, S, C, T, H, K>) -> &mut Retrying<S, X> {
+    pub(super) fn retrying<C, T, H, K: ?Sized>(
+        &mut self,
+        cx: &CallParts<'_, S, C, T, H, K>,
+    ) -> &mut Retrying<S, X> {
         let policy = cx.policy;
         self.retrying.get_or_insert_with(|| Retrying {
             decision: Decision::for_schedule(&policy.schedule, *cx.limits, policy.budget.clone()),
@@ -230,7 +247,7 @@ impl<S: Schedule, I: Copy, X: fmt::Display> Operation<S, I, X> {
 
     /// The time since attempt 1 started, starting the clock now if it has
     /// not started yet.
-    fn started<K: Clock<Instant = I> + ?Sized>(&mut self, clock: &K) -> Duration {
+    pub(super) fn started<K: Clock<Instant = I> + ?Sized>(&mut self, clock: &K) -> Duration {
         match self.start {
             Some(start) => clock.since(start),
             None => {
@@ -264,23 +281,29 @@ impl<S: Schedule, I: Copy, X: fmt::Display> Operation<S, I, X> {
         }
     }
 
+    /// The attempt `winner` succeeded with `value`.
     #[inline]
-    fn succeed<C, T, V>(&mut self, policy: &RetryPolicy<S, C, T>, value: V) -> Retried<V> {
+    pub(super) fn succeed<C, T, V>(
+        &mut self,
+        policy: &RetryPolicy<S, C, T>,
+        value: V,
+        winner: u32,
+    ) -> Retried<V> {
         policy.limiter.record(false);
         match &mut self.retrying {
             None => {
                 policy.budget.deposit(1, None);
                 policy.instruments.first_try_success();
-                Retried { value, attempts: 1, waited: Duration::ZERO }
+                Retried { value, attempts: 1, waited: Duration::ZERO, winner: 1 }
             }
             Some(retrying) => {
                 retrying.decision.on_success();
-                if self.attempt == 1 {
+                if winner == 1 {
                     policy.instruments.first_try_success();
                 } else {
                     policy.instruments.success_after_retry(retrying.decision.budget(), &policy.limiter);
                 }
-                Retried { value, attempts: self.attempt, waited: retrying.waited }
+                Retried { value, attempts: self.sent, waited: retrying.waited, winner }
             }
         }
     }
@@ -311,10 +334,7 @@ impl<S: Schedule, I: Copy, X: fmt::Display> Operation<S, I, X> {
                 let max_attempts = cx.limits.max_attempts;
                 let event =
                     RetryEvent { attempt, max_attempts, delay, error: &failed, failure, elapsed, budget };
-                policy.hooks.on_retry(&event);
-                cx.hooks.on_retry(&event);
-                crate::retry::trace::retry(&event, type_name(&failed));
-                policy.instruments.retry(&event, &policy.limiter);
+                cx.tell_retry(&event, type_name(&failed));
                 retrying.waited = retrying.waited.saturating_add(delay);
                 retrying.waiting = Some((elapsed, delay));
                 retrying.last = Some(failed);
@@ -331,7 +351,7 @@ impl<S: Schedule, I: Copy, X: fmt::Display> Operation<S, I, X> {
 
     /// Stops for `reason`, `elapsed` after attempt 1 started, with the last
     /// failed attempt (of the type `error_type` names, for `tracing`).
-    fn give_up<C, T, H, K>(
+    pub(super) fn give_up<C, T, H, K>(
         &mut self,
         cx: &CallParts<'_, S, C, T, H, K>,
         reason: StopReason,
@@ -365,7 +385,7 @@ impl<S: Schedule, I: Copy, X: fmt::Display> Operation<S, I, X> {
 impl<S: Schedule, X> Retrying<S, X> {
     /// The next attempt is being sent: its token's wait is over, and the
     /// retry that the budget paid for is spent.
-    fn sent<C, T>(&mut self, policy: &RetryPolicy<S, C, T>) {
+    pub(super) fn sent<C, T>(&mut self, policy: &RetryPolicy<S, C, T>) {
         self.waiting = None;
         if !self.token_wait.is_zero() {
             policy.limiter.record_wait(core::mem::take(&mut self.token_wait));

@@ -16,6 +16,10 @@ pub struct Retried<T> {
     pub attempts: u32,
     /// Total time spent waiting between attempts (and for rate-limiter tokens).
     pub waited: Duration,
+    /// The attempt whose answer this is: the last one made, except in a
+    /// [hedged](crate::Hedging) call, where an earlier copy may answer
+    /// first.
+    pub winner: u32,
 }
 
 /// The loop gave up: why, after how many attempts, and what the last

@@ -93,6 +93,7 @@ impl<S, C, T> RetryPolicy<S, C, T> {
             hooks: NoNotify,
             cancel: NoCancel,
             timer: DefaultTimer,
+            hedging: CallHedging::default(),
             outcome: PhantomData,
         }
     }
@@ -108,8 +109,15 @@ pub struct Retrying<'p, P, F, O, M, W = Inherit, U = Always, H = NoNotify, X = N
     hooks: H,
     cancel: X,
     timer: Tm,
+    hedging: CallHedging,
     outcome: PhantomData<fn() -> (O, M)>,
 }
+
+/// The hedging of an async call, if it hedges (hedging needs `std`).
+#[cfg(feature = "std")]
+type CallHedging = Option<crate::Hedging>;
+#[cfg(not(feature = "std"))]
+type CallHedging = ();
 
 impl<P, F, O, M, W, U, H, X, Tm> fmt::Debug for Retrying<'_, P, F, O, M, W, U, H, X, Tm> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -283,8 +291,8 @@ impl<'p, P, F, O: Outcome<M>, M, W, U, H, X, Tm> Retrying<'p, P, F, O, M, W, U, 
     }
 
     fn with_classifier<K>(self, classifier: K) -> Retrying<'p, P, F, O, M, Own<K>, U, H, X, Tm> {
-        let Retrying { policy, op, ready, hooks, cancel, timer, outcome, .. } = self;
-        Retrying { policy, op, classifier: Own(classifier), ready, hooks, cancel, timer, outcome }
+        let Retrying { policy, op, ready, hooks, cancel, timer, hedging, outcome, .. } = self;
+        Retrying { policy, op, classifier: Own(classifier), ready, hooks, cancel, timer, hedging, outcome }
     }
 
     /// Adds `hook`, called before every retry of this call (after the
@@ -326,8 +334,8 @@ impl<'p, P, F, O: Outcome<M>, M, W, U, H, X, Tm> Retrying<'p, P, F, O, M, W, U, 
     }
 
     fn with_hook<K>(self, hook: K) -> Retrying<'p, P, F, O, M, W, U, Hooks<H, K>, X, Tm> {
-        let Retrying { policy, op, classifier, ready, hooks, cancel, timer, outcome } = self;
-        Retrying { policy, op, classifier, ready, hooks: Hooks(hooks, hook), cancel, timer, outcome }
+        let Retrying { policy, op, classifier, ready, hooks, cancel, timer, hedging, outcome } = self;
+        Retrying { policy, op, classifier, ready, hooks: Hooks(hooks, hook), cancel, timer, hedging, outcome }
     }
 
     /// Stops the retrying with [`StopReason::Cancelled`](crate::StopReason::Cancelled)
@@ -339,8 +347,8 @@ impl<'p, P, F, O: Outcome<M>, M, W, U, H, X, Tm> Retrying<'p, P, F, O, M, W, U, 
     /// limiter after the cancel, and a retry the budget paid for but that
     /// was not sent is given back.
     pub fn cancel_on<X2>(self, signal: X2) -> Retrying<'p, P, F, O, M, W, U, H, X2, Tm> {
-        let Retrying { policy, op, classifier, ready, hooks, timer, outcome, .. } = self;
-        Retrying { policy, op, classifier, ready, hooks, cancel: signal, timer, outcome }
+        let Retrying { policy, op, classifier, ready, hooks, timer, hedging, outcome, .. } = self;
+        Retrying { policy, op, classifier, ready, hooks, cancel: signal, timer, hedging, outcome }
     }
 
     /// Waits with `sleeper` and reads `clock` instead of the default timer:
@@ -352,10 +360,81 @@ impl<'p, P, F, O: Outcome<M>, M, W, U, H, X, Tm> Retrying<'p, P, F, O, M, W, U, 
         sleeper: &'t Z,
         clock: &'t K,
     ) -> Retrying<'p, P, F, O, M, W, U, H, X, Timer<'t, Z, K>> {
-        let Retrying { policy, op, classifier, ready, hooks, cancel, outcome, .. } = self;
-        Retrying { policy, op, classifier, ready, hooks, cancel, timer: Timer::new(sleeper, clock), outcome }
+        let Retrying { policy, op, classifier, ready, hooks, cancel, hedging, outcome, .. } = self;
+        Retrying {
+            policy,
+            op,
+            classifier,
+            ready,
+            hooks,
+            cancel,
+            timer: Timer::new(sleeper, clock),
+            hedging,
+            outcome,
+        }
+    }
+
+    /// Hedges the call: while no copy has answered, sends another after
+    /// the [`Hedging`](crate::Hedging) delay, and takes the first success
+    /// (see [`Hedging`](crate::Hedging) for the rules). Async calls only:
+    /// a blocking call cannot have two attempts in flight. Every copy but
+    /// the first costs what a retry does from the policy's budget and
+    /// takes a token from its rate limiter; the deadline cuts them all. The
+    /// hedging's `max_attempts` replaces the policy's, and the schedule's
+    /// delays are not used.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use std::time::Duration;
+    /// use staggered::{Hedging, Preset, RetryPolicy};
+    ///
+    /// let policy = RetryPolicy::new(Preset::Interactive.backoff());
+    /// let hedging = Hedging::after(Duration::from_millis(10)).with_max_attempts(3)?;
+    /// let done = policy
+    ///     .retry(|copy| async move {
+    ///         // The first copy stalls; the second answers in 5 ms.
+    ///         let latency = if copy == 1 { 1_000 } else { 5 };
+    ///         tokio::time::sleep(Duration::from_millis(latency)).await;
+    ///         Ok::<_, staggered::TimedOut>(copy)
+    ///     })
+    ///     .hedge(hedging)
+    ///     .run()
+    ///     .await?;
+    /// // Copy 2 went at 10 ms and answered at 15 ms, before copy 3 was due.
+    /// assert_eq!((done.value, done.winner, done.attempts), (2, 2, 2));
+    /// # Ok(())
+    /// # }
+    /// ```
+    #[cfg(feature = "std")]
+    pub fn hedge(mut self, hedging: crate::Hedging) -> Self
+    where
+        M: CanHedge,
+    {
+        self.hedging = Some(hedging);
+        self
     }
 }
+
+/// Which calls can be hedged: async ones, whose attempts can run side by
+/// side and be dropped. A blocking call does not compile with a hedge:
+///
+/// ```compile_fail,E0277
+/// use std::time::Duration;
+/// use staggered::{Hedging, Preset, RetryPolicy};
+///
+/// let policy = RetryPolicy::new(Preset::Interactive.backoff());
+/// let hedging = Hedging::after(Duration::from_millis(10));
+/// let _ = policy.retry(|_| Ok::<_, std::io::Error>(1)).hedge(hedging).call();
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "a blocking call cannot be hedged: two attempts cannot be in flight at once",
+    label = "this call is blocking",
+    note = "make the operation async (return a future) to hedge it"
+)]
+pub trait CanHedge {}
+
+impl CanHedge for Async {}
 
 impl<'p, P, F, O: Outcome<M>, M, W, X, Tm> Retrying<'p, P, F, O, M, W, Always, NoNotify, X, Tm> {
     /// Polls: a value for which `ready` is false is not a success but a
@@ -390,8 +469,8 @@ impl<'p, P, F, O: Outcome<M>, M, W, X, Tm> Retrying<'p, P, F, O, M, W, Always, N
     where
         R: Fn(&O::Value) -> bool,
     {
-        let Retrying { policy, op, classifier, hooks, cancel, timer, outcome, .. } = self;
-        Retrying { policy, op, classifier, ready: Until(ready), hooks, cancel, timer, outcome }
+        let Retrying { policy, op, classifier, hooks, cancel, timer, hedging, outcome, .. } = self;
+        Retrying { policy, op, classifier, ready: Until(ready), hooks, cancel, timer, hedging, outcome }
     }
 }
 
@@ -471,21 +550,29 @@ where
     /// # Errors
     /// As [`call`](Retrying::call).
     pub async fn run(self) -> Result<Retried<V>, RetryError<E, U::Unready>> {
-        let Retrying { policy, mut op, classifier, ready, hooks, cancel, timer, .. } = self;
+        let Retrying { policy, mut op, classifier, ready, hooks, cancel, timer, hedging, .. } = self;
         let judge = Call { classifier: classifier.pick(&policy.classifier), ready: &ready };
         let (sleeper, clock) = (timer.sleeper(), timer.clock());
         let send = |attempt, _| Sending { future: op(attempt), repeatable: true };
-        crate::retry::future::drive(
-            policy,
-            &policy.limits,
-            send,
-            &judge,
-            &hooks,
-            sleeper,
-            clock,
-            cancel.into_future(),
-        )
-        .await
-        .map_err(|stopped| stopped.into_error(<Call<'_, W::Classifier, U> as Judge<V, E>>::last))
+        let (limits, cancel) = (&policy.limits, cancel.into_future());
+        #[cfg(feature = "std")]
+        let outcome = match &hedging {
+            Some(hedging) => {
+                crate::retry::hedge::drive(
+                    policy, limits, hedging, send, &judge, &hooks, sleeper, clock, cancel,
+                )
+                .await
+            }
+            None => {
+                crate::retry::future::drive(policy, limits, send, &judge, &hooks, sleeper, clock, cancel)
+                    .await
+            }
+        };
+        #[cfg(not(feature = "std"))]
+        let ((), outcome) = (
+            hedging,
+            crate::retry::future::drive(policy, limits, send, &judge, &hooks, sleeper, clock, cancel).await,
+        );
+        outcome.map_err(|stopped| stopped.into_error(<Call<'_, W::Classifier, U> as Judge<V, E>>::last))
     }
 }

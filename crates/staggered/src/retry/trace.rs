@@ -1,6 +1,6 @@
 //! The `tracing` integration: one structured event per retry, with the
 //! fields of a common structured retry log (`attempt`, `max_attempts`, `delay_ms`, `error_type`,
-//! `error_message`), and one when giving up. Compiled out without the feature.
+//! `error_message`), one when giving up, and one per hedge. Compiled out without the feature.
 //!
 //! # Levels
 //! A retry is a `WARN`: something failed and is being handled. Giving up
@@ -170,6 +170,22 @@ pub(crate) fn give_up<E: core::fmt::Display + ?Sized>(
         "{message}"
     );
 }
+
+/// A hedged call sent one more copy: a `DEBUG`, since nothing failed.
+#[cfg(all(feature = "tracing", feature = "std"))]
+pub(crate) fn hedge(event: &crate::HedgeEvent) {
+    tracing::debug!(
+        target: "staggered",
+        attempt = event.attempt,
+        in_flight = event.in_flight,
+        elapsed_ms = millis(event.elapsed),
+        budget_level = event.budget.map(|b| b.level),
+        "hedging: sending another copy"
+    );
+}
+
+#[cfg(all(not(feature = "tracing"), feature = "std"))]
+pub(crate) fn hedge(_: &crate::HedgeEvent) {}
 
 #[cfg(not(feature = "tracing"))]
 pub(crate) fn retry<E: ?Sized>(_: &RetryEvent<'_, E>, _: &'static str) {}

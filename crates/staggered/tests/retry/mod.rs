@@ -6,6 +6,7 @@ mod cancel;
 mod deadline_cut;
 mod dropped;
 mod future;
+mod hedging;
 mod hint_policies;
 mod hints;
 mod inference;

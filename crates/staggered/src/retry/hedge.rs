@@ -1,0 +1,301 @@
+//! A hedged call (see [`Hedging`]): copies of one request in flight at
+//! once, the first success wins. The same machine as every other call
+//! ([`Operation`]) decides each copy (budget, limiter, deadline, hooks)
+//! and judges each answer; the loop here only sends, polls and times.
+//!
+//! The rules, as gRPC's retry design (A6) gives them for hedging:
+//! - copy 1 goes at once, each next one after the [`Hedging`] delay while
+//!   none has answered, up to its `max_attempts`;
+//! - a success wins: the other copies are dropped;
+//! - a failure the classifier calls permanent ends the call at once, the
+//!   other copies dropped;
+//! - any other failure sends the next copy at once, or after the server's
+//!   hint if it gave one (the copies after it resume the delay from
+//!   there); a hint of "never" sends no more;
+//! - a copy the budget refuses is not sent;
+//! - once no more copies may be sent, the call waits for those running,
+//!   and fails with the last failure if none succeeds.
+
+use core::fmt;
+use core::future::{poll_fn, Future};
+use core::pin::{pin, Pin};
+use core::task::{Context, Poll};
+use core::time::Duration;
+use std::boxed::Box;
+use std::vec::Vec;
+
+use crate::budget::Budget;
+use crate::classify::{ErrorKind, Failure};
+use crate::retry::event::{HedgeEvent, Notify, RetryEvent};
+use crate::retry::future::{race, Sending};
+use crate::retry::hedging::Hedging;
+use crate::retry::judge::Judge;
+use crate::retry::operation::{Attempted, Before, CallParts, Operation, Stopped};
+use crate::retry::timeout::Timeout;
+use crate::sleep::{Clock, Sleeper};
+use crate::{Action, Limits, Retried, RetryPolicy, Schedule, StopReason, TimedOut};
+
+/// Sends copies of a request with `send` (given the copy's number, 1 for
+/// the first, and its time limit) by the rules above, until one succeeds,
+/// the call fails, or `cancel` completes. Every copy is dropped on return.
+#[allow(clippy::too_many_arguments)]
+pub(crate) async fn drive<S, C, T, F, Fut, V, E, J, H, Z, K, X>(
+    policy: &RetryPolicy<S, C, T>,
+    limits: &Limits,
+    hedging: &Hedging,
+    mut send: F,
+    judge: &J,
+    hooks: &H,
+    sleeper: &Z,
+    clock: &K,
+    cancel: X,
+) -> Result<Retried<J::Success>, Stopped<J::Failed>>
+where
+    S: Schedule,
+    T: Timeout,
+    F: FnMut(u32, Option<Duration>) -> Sending<Fut>,
+    Fut: Future<Output = Result<V, E>>,
+    E: From<TimedOut>,
+    J: Judge<V, E>,
+    H: Notify<J::Failed>,
+    Z: Sleeper + ?Sized,
+    K: Clock + ?Sized,
+    X: Future<Output = ()>,
+{
+    // The hedging's own count of copies replaces the policy's attempts.
+    let limits = limits.with_max_attempts(Some(hedging.max_attempts()));
+    let cx = CallParts { policy, limits: &limits, hooks, clock };
+    let mut cancel = pin!(cancel);
+    let mut operation = Operation::start(&cx);
+    // Copy 1 is any call's attempt 1, after the limiter's token.
+    let first = loop {
+        match operation.before(&cx) {
+            Before::Send { attempt, limit } => {
+                break InFlight::new(attempt, send(attempt, limit).future, limit, sleeper)
+            }
+            Before::Wait(wait) => {
+                if race(sleeper.sleep(wait), cancel.as_mut()).await.is_err() {
+                    return Err(operation.cancel(&cx));
+                }
+            }
+            Before::Stop(stopped) => return Err(stopped),
+        }
+    };
+    // A hedge's time counts from copy 1, whatever else reads the clock.
+    operation.started(clock);
+    let began = clock.now();
+    let mut flights = Vec::with_capacity(hedging.max_attempts() as usize);
+    flights.push(first);
+    // When the next copy may go: `None` once no more may, or while a
+    // learned delay has not seen enough latencies.
+    let mut next = hedging.delay().map(|delay| Box::pin(sleeper.sleep(delay)));
+    let mut no_more = None;
+    poll_fn(|task| loop {
+        if cancel.as_mut().poll(task).is_ready() {
+            return Poll::Ready(Err(operation.cancel(&cx)));
+        }
+        let mut i = 0;
+        while i < flights.len() {
+            let Poll::Ready(attempted) = flights[i].poll(task) else {
+                i += 1;
+                continue;
+            };
+            let copy = flights.remove(i).copy;
+            let running = flights.len() as u32;
+            match operation.after_copy(&cx, judge, copy, running, attempted) {
+                Answer::Won(done) => {
+                    hedging.record(clock.since(began));
+                    return Poll::Ready(Ok(done));
+                }
+                Answer::Fatal(stopped) => return Poll::Ready(Err(stopped)),
+                Answer::SendAfter(wait) => next = Some(Box::pin(sleeper.sleep(wait))),
+                Answer::NoMore(reason) => {
+                    no_more = Some(reason);
+                    next = None;
+                }
+            }
+        }
+        let due = next.as_mut().is_some_and(|timer| timer.as_mut().poll(task).is_ready());
+        if due {
+            match operation.hedge(&cx, flights.len() as u32) {
+                Hedge::Send { copy, limit } => {
+                    flights.push(InFlight::new(copy, send(copy, limit).future, limit, sleeper));
+                    next = hedging.delay().map(|delay| Box::pin(sleeper.sleep(delay)));
+                }
+                Hedge::Later(wait) => next = Some(Box::pin(sleeper.sleep(wait))),
+                Hedge::NoMore(reason) => {
+                    no_more = Some(reason);
+                    next = None;
+                }
+            }
+            // Poll what changed: the new copy, or the new timer.
+            continue;
+        }
+        if flights.is_empty() {
+            if let Some(reason) = no_more {
+                return Poll::Ready(Err(operation.give_up_hedged(&cx, reason)));
+            }
+        }
+        return Poll::Pending;
+    })
+    .await
+}
+
+/// One copy in flight: its number, its future and the timer that cuts it.
+struct InFlight<Fut, Cut> {
+    copy: u32,
+    future: Pin<Box<Fut>>,
+    cut: Option<(Pin<Box<Cut>>, Duration)>,
+}
+
+impl<Fut, Cut> InFlight<Fut, Cut> {
+    fn new<Z: Sleeper<Sleep = Cut> + ?Sized>(
+        copy: u32,
+        future: Fut,
+        limit: Option<Duration>,
+        sleeper: &Z,
+    ) -> Self {
+        let cut = limit.map(|limit| (Box::pin(sleeper.cut_after(limit)), limit));
+        InFlight { copy, future: Box::pin(future), cut }
+    }
+
+    fn poll<V, E>(&mut self, task: &mut Context<'_>) -> Poll<Attempted<V, E>>
+    where
+        Fut: Future<Output = Result<V, E>>,
+        Cut: Future<Output = ()>,
+        E: From<TimedOut>,
+    {
+        if let Poll::Ready(outcome) = self.future.as_mut().poll(task) {
+            return Poll::Ready(Attempted::Ended(outcome));
+        }
+        let Some((timer, limit)) = &mut self.cut else { return Poll::Pending };
+        let cut = timer.as_mut().poll(task);
+        cut.map(|()| Attempted::Cut(E::from(TimedOut { after: *limit })))
+    }
+}
+
+/// Whether to send one more copy now.
+enum Hedge {
+    /// Send copy `copy`, cut after `limit` if there is one.
+    Send { copy: u32, limit: Option<Duration> },
+    /// Ask again after this long: the rate limiter has no token yet.
+    Later(Duration),
+    /// No more copies, for this reason.
+    NoMore(StopReason),
+}
+
+/// What a copy's answer means for the call.
+enum Answer<V, X> {
+    /// It succeeded: the call is done.
+    Won(Retried<V>),
+    /// It failed for good: the call stops.
+    Fatal(Stopped<X>),
+    /// It failed: send the next copy after this long (zero: at once).
+    SendAfter(Duration),
+    /// It failed, and no more copies may be sent, for this reason.
+    NoMore(StopReason),
+}
+
+impl<S: Schedule, I: Copy, X: fmt::Display> Operation<S, I, X> {
+    /// May one more copy go now, with `running` in flight?
+    fn hedge<C, T, H, K>(&mut self, cx: &CallParts<'_, S, C, T, H, K>, running: u32) -> Hedge
+    where
+        T: Timeout,
+        H: Notify<X>,
+        K: Clock<Instant = I> + ?Sized,
+    {
+        let elapsed = self.started(cx.clock);
+        let policy = cx.policy;
+        let retrying = self.retrying(cx);
+        if let Action::Stop(reason) = retrying.decision.on_hedge(elapsed) {
+            return Hedge::NoMore(reason);
+        }
+        if let Err(wait) = policy.limiter.try_acquire() {
+            retrying.decision.hedge_not_sent();
+            return Hedge::Later(wait);
+        }
+        retrying.sent(policy);
+        let budget = retrying.decision.budget().metrics();
+        self.attempt = self.attempt.saturating_add(1);
+        self.sent = self.attempt;
+        let event = HedgeEvent { attempt: self.attempt, in_flight: running + 1, elapsed, budget };
+        cx.hooks.on_hedge(&event);
+        crate::retry::trace::hedge(&event);
+        policy.instruments.hedge();
+        let limit = cx.limits.attempt_limit(policy.timeout.limit(), elapsed);
+        Hedge::Send { copy: self.attempt, limit }
+    }
+
+    /// Copy `copy` answered, with `running` still in flight.
+    fn after_copy<V, E, C, T, H, K, J>(
+        &mut self,
+        cx: &CallParts<'_, S, C, T, H, K>,
+        judge: &J,
+        copy: u32,
+        running: u32,
+        attempted: Attempted<V, E>,
+    ) -> Answer<J::Success, X>
+    where
+        H: Notify<X>,
+        K: Clock<Instant = I> + ?Sized,
+        J: Judge<V, E, Failed = X>,
+    {
+        let (failed, failure) = match attempted {
+            Attempted::Ended(outcome) => match judge.judge(outcome) {
+                Ok(success) => {
+                    let policy = cx.policy;
+                    policy.instruments.hedge_won(copy);
+                    return Answer::Won(self.succeed(policy, success, copy));
+                }
+                Err(failed) => failed,
+            },
+            Attempted::Cut(error) => (J::failed(error), Failure::timeout()),
+        };
+        cx.policy.limiter.record(failure.kind == ErrorKind::Throttled);
+        let elapsed = self.started(cx.clock);
+        let error_type = J::type_name(&failed);
+        let retrying = self.retrying(cx);
+        match retrying.decision.on_hedged_failure(&failure, elapsed) {
+            Action::Retry(delay) => {
+                let budget = retrying.decision.budget().metrics();
+                let max_attempts = cx.limits.max_attempts;
+                let event = RetryEvent {
+                    attempt: copy,
+                    max_attempts,
+                    delay,
+                    error: &failed,
+                    failure,
+                    elapsed,
+                    budget,
+                };
+                cx.tell_retry(&event, error_type);
+                retrying.last = Some(failed);
+                Answer::SendAfter(delay)
+            }
+            Action::Stop(reason) => {
+                retrying.last = Some(failed);
+                let fatal = matches!(reason, StopReason::Permanent | StopReason::Cancelled);
+                if fatal || running == 0 {
+                    Answer::Fatal(self.give_up(cx, reason, Some(error_type), elapsed))
+                } else {
+                    Answer::NoMore(reason)
+                }
+            }
+        }
+    }
+
+    /// No copy is running and no more may be sent: the call fails, with
+    /// the last failure.
+    fn give_up_hedged<C, T, H, K>(
+        &mut self,
+        cx: &CallParts<'_, S, C, T, H, K>,
+        reason: StopReason,
+    ) -> Stopped<X>
+    where
+        H: Notify<X>,
+        K: Clock<Instant = I> + ?Sized,
+    {
+        let elapsed = self.started(cx.clock);
+        self.give_up(cx, reason, None, elapsed)
+    }
+}
