@@ -71,11 +71,12 @@ use crate::classify::{ClassifyResult, DefaultRules, Failure, ResponseRules};
 use crate::http::ClassifyHttp;
 use crate::retry::event::NoNotify;
 use crate::retry::future::{drive, Sending};
+use crate::retry::hedge;
 use crate::retry::judge::{Judge, Outcomes};
 use crate::retry::timeout::Timeout;
 use crate::service::{give_back, Always, CancelError, CancelSignal, FailedAttempt, NoCancel, Ready};
 use crate::sleep::{Clock, Sleeper, TokioClock, TokioSleeper};
-use crate::{Cancelled, RetryPolicy, Schedule, StopReason, TimedOut};
+use crate::{Cancelled, Hedging, RetryPolicy, Schedule, StopReason, TimedOut};
 
 /// The error type of `reqwest_middleware`.
 type Error = reqwest_middleware::Error;
@@ -91,6 +92,7 @@ type Error = reqwest_middleware::Error;
 /// | timer | [`TokioSleeper`] and [`TokioClock`] |
 /// | polling | none: every response the classifier accepts is a success |
 /// | cancel signal | none |
+/// | hedging | none: retries only |
 #[derive(Debug, Clone)]
 pub struct RetryMiddleware<P, Z = TokioSleeper, K = TokioClock, U = Always, X = NoCancel> {
     policy: P,
@@ -99,6 +101,7 @@ pub struct RetryMiddleware<P, Z = TokioSleeper, K = TokioClock, U = Always, X = 
     ready: U,
     cancel: X,
     any_method: bool,
+    hedging: Option<Hedging>,
 }
 
 impl<S: Schedule> RetryMiddleware<RetryPolicy<S, ClassifyHttp>> {
@@ -140,6 +143,7 @@ impl<S, C, T> RetryMiddleware<RetryPolicy<S, C, T>> {
             ready: Always,
             cancel: NoCancel,
             any_method: false,
+            hedging: None,
         }
     }
 }
@@ -159,8 +163,8 @@ impl<P, Z, K, U, X> RetryMiddleware<P, Z, K, U, X> {
         sleeper: Z2,
         clock: K2,
     ) -> RetryMiddleware<P, Z2, K2, U, X> {
-        let RetryMiddleware { policy, ready, cancel, any_method, .. } = self;
-        RetryMiddleware { policy, sleeper, clock, ready, cancel, any_method }
+        let RetryMiddleware { policy, ready, cancel, any_method, hedging, .. } = self;
+        RetryMiddleware { policy, sleeper, clock, ready, cancel, any_method, hedging }
     }
 
     /// Polls: a response the classifier accepts but for which `ready` is
@@ -168,8 +172,8 @@ impl<P, Z, K, U, X> RetryMiddleware<P, Z, K, U, X> {
     /// on the schedule and under every limit; the last one is returned if
     /// the retrying stops on it.
     pub fn until<U2>(self, ready: U2) -> RetryMiddleware<P, Z, K, U2, X> {
-        let RetryMiddleware { policy, sleeper, clock, cancel, any_method, .. } = self;
-        RetryMiddleware { policy, sleeper, clock, ready, cancel, any_method }
+        let RetryMiddleware { policy, sleeper, clock, cancel, any_method, hedging, .. } = self;
+        RetryMiddleware { policy, sleeper, clock, ready, cancel, any_method, hedging }
     }
 
     /// Gives each request a cancel signal made by `signal` (see
@@ -177,8 +181,21 @@ impl<P, Z, K, U, X> RetryMiddleware<P, Z, K, U, X> {
     /// a wait or an attempt, with the last failed attempt's outcome, or a
     /// [`Cancelled`] error if none had ended.
     pub fn cancel_on<X2>(self, signal: X2) -> RetryMiddleware<P, Z, K, U, X2> {
-        let RetryMiddleware { policy, sleeper, clock, ready, any_method, .. } = self;
-        RetryMiddleware { policy, sleeper, clock, ready, cancel: signal, any_method }
+        let RetryMiddleware { policy, sleeper, clock, ready, any_method, hedging, .. } = self;
+        RetryMiddleware { policy, sleeper, clock, ready, cancel: signal, any_method, hedging }
+    }
+
+    /// Hedges the requests that may be sent more than once (the same rule
+    /// as for retries: idempotent ones by default) instead of retrying
+    /// them: while no copy has answered, another is sent after the
+    /// [`Hedging`] delay, and the first success wins (see [`Hedging`] for
+    /// the rules; a 5xx or 429 lets the other copies go on, another 4xx
+    /// ends the request). A request that may not be repeated is sent once,
+    /// as it would be with retries; [`RetryReport::winner`] says which copy
+    /// answered.
+    pub fn hedge(mut self, hedging: Hedging) -> Self {
+        self.hedging = Some(hedging);
+        self
     }
 
     /// The policy.
@@ -204,6 +221,10 @@ pub struct RetryReport {
     /// ([`StopReason::NotRepeatable`] for a request that could not be sent
     /// again); `None` for a success.
     pub stopped: Option<StopReason>,
+    /// The attempt whose response this is: the last one, except for a
+    /// [hedged](RetryMiddleware::hedge) request, where an earlier copy may
+    /// answer first.
+    pub winner: u32,
 }
 
 /// Classifies a `reqwest_middleware` error: reqwest's errors by
@@ -363,6 +384,7 @@ where
     ) -> Result<Response, Error> {
         let policy = &self.policy;
         let spare = if self.is_repeatable(&request, extensions) { request.try_clone() } else { None };
+        let hedged = spare.is_some();
         let (mut first, mut pending) = (Some(request), spare);
         let send = |_, _| {
             // Each attempt sends its own copy of the request, with its own
@@ -385,19 +407,35 @@ where
         let mut fired = None;
         let cancel = async { fired = Some(self.cancel.signal().await) };
         let limits = policy.service_limits();
-        match drive(policy, &limits, send, &judge, &NoNotify, &self.sleeper, &self.clock, cancel).await {
-            Ok(done) => done.value.map(|response| report(response, done.attempts, done.waited, None)),
+        let (sleeper, clock) = (&self.sleeper, &self.clock);
+        let outcome = match &self.hedging {
+            Some(hedging) if hedged => {
+                hedge::drive(policy, &limits, hedging, send, &judge, &NoNotify, sleeper, clock, cancel).await
+            }
+            _ => drive(policy, &limits, send, &judge, &NoNotify, sleeper, clock, cancel).await,
+        };
+        match outcome {
+            Ok(done) => {
+                let report = RetryReport {
+                    attempts: done.attempts,
+                    waited: done.waited,
+                    stopped: None,
+                    winner: done.winner,
+                };
+                done.value.map(|response| with_report(response, report))
+            }
             Err(stopped) => {
                 let (reason, attempts, waited) = (stopped.reason, stopped.attempts, stopped.waited);
+                let report = RetryReport { attempts, waited, stopped: Some(reason), winner: attempts };
                 give_back(stopped, fired.map(CancelError::into_error))
-                    .map(|response| report(response, attempts, waited, Some(reason)))
+                    .map(|response| with_report(response, report))
             }
         }
     }
 }
 
-fn report(mut response: Response, attempts: u32, waited: Duration, stopped: Option<StopReason>) -> Response {
-    response.extensions_mut().insert(RetryReport { attempts, waited, stopped });
+fn with_report(mut response: Response, report: RetryReport) -> Response {
+    response.extensions_mut().insert(report);
     response
 }
 

@@ -476,13 +476,13 @@ impl<S: Schedule, B: Budget> Decision<S, B> {
             return Action::Stop(StopReason::Permanent);
         }
         self.budget.record_failure(failure);
-        if self.hedges_refused {
-            return Action::Stop(StopReason::HintTooLong);
-        }
-        // Past the deadline every copy is cut: that, not the count, is why
-        // the call ends.
+        // Past the deadline every copy is cut: that, not the count or a
+        // server's "never", is why the call ends.
         if self.ends_too_late(Duration::ZERO, elapsed) {
             return Action::Stop(StopReason::Deadline);
+        }
+        if self.hedges_refused {
+            return Action::Stop(StopReason::HintTooLong);
         }
         if matches!(self.limits.max_attempts, Some(max) if self.attempt >= max) {
             return Action::Stop(StopReason::AttemptsExhausted);

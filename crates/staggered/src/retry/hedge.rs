@@ -70,9 +70,7 @@ where
     // Copy 1 is any call's attempt 1, after the limiter's token.
     let first = loop {
         match operation.before(&cx) {
-            Before::Send { attempt, limit } => {
-                break InFlight::new(attempt, send(attempt, limit).future, limit, sleeper)
-            }
+            Before::Send { attempt, limit } => break (send(attempt, limit), limit),
             Before::Wait(wait) => {
                 if race(sleeper.sleep(wait), cancel.as_mut()).await.is_err() {
                     return Err(operation.cancel(&cx));
@@ -85,12 +83,16 @@ where
     operation.started(clock);
     let began = clock.now();
     let mut flights = Vec::with_capacity(hedging.max_attempts() as usize);
-    flights.push(first);
+    let ((sending, limit), mut no_more) = (first, None);
+    // A request that cannot be sent again has no copies.
+    if !sending.repeatable {
+        no_more = Some(StopReason::NotRepeatable);
+    }
+    flights.push(InFlight::new(1, sending.future, limit, sleeper));
     // When the next copy may go: `None` once no more may, or while a
     // learned delay has not seen enough latencies.
-    let mut next = hedging.delay().map(|delay| Box::pin(sleeper.sleep(delay)));
-    let mut no_more = None;
-    poll_fn(|task| loop {
+    let mut next = hedging.delay().filter(|_| no_more.is_none()).map(|delay| Box::pin(sleeper.sleep(delay)));
+    poll_fn(move |task| loop {
         if cancel.as_mut().poll(task).is_ready() {
             return Poll::Ready(Err(operation.cancel(&cx)));
         }
@@ -108,7 +110,9 @@ where
                     return Poll::Ready(Ok(done));
                 }
                 Answer::Fatal(stopped) => return Poll::Ready(Err(stopped)),
-                Answer::SendAfter(wait) => next = Some(Box::pin(sleeper.sleep(wait))),
+                // Once no more copies may go, a failure sends none.
+                Answer::SendAfter(wait) if no_more.is_none() => next = Some(Box::pin(sleeper.sleep(wait))),
+                Answer::SendAfter(_) => {}
                 Answer::NoMore(reason) => {
                     no_more = Some(reason);
                     next = None;
@@ -119,8 +123,12 @@ where
         if due {
             match operation.hedge(&cx, flights.len() as u32) {
                 Hedge::Send { copy, limit } => {
-                    flights.push(InFlight::new(copy, send(copy, limit).future, limit, sleeper));
+                    let sending = send(copy, limit);
+                    flights.push(InFlight::new(copy, sending.future, limit, sleeper));
                     next = hedging.delay().map(|delay| Box::pin(sleeper.sleep(delay)));
+                    if !sending.repeatable {
+                        (no_more, next) = (Some(StopReason::NotRepeatable), None);
+                    }
                 }
                 Hedge::Later(wait) => next = Some(Box::pin(sleeper.sleep(wait))),
                 Hedge::NoMore(reason) => {

@@ -400,3 +400,57 @@ async fn the_deadline_cuts_a_hanging_attempt_without_an_attempt_timeout() {
     assert!(cut > Duration::from_millis(250) && cut <= Duration::from_millis(300), "{cut:?}");
     assert_eq!(server.hits(), 1);
 }
+
+/// A client that hedges idempotent requests after 10 ms, at most `max` copies.
+fn hedging_client(max: u32) -> ClientWithMiddleware {
+    let hedging = staggered::Hedging::after(Duration::from_millis(10)).with_max_attempts(max).unwrap();
+    client_with(RetryMiddleware::from_policy(RetryMiddleware::policy_for(backoff(5))).hedge(hedging))
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_hedged_get_takes_the_first_answer_and_reports_which_copy_it_was() {
+    let server = Server::start(|hit, _| if hit == 1 { Reply::Hang } else { Reply::ok() }).await;
+    let start = tokio::time::Instant::now();
+    let response = hedging_client(3).get(server.url("/slow-once")).send().await.unwrap();
+    assert_eq!((response.status(), server.hits()), (StatusCode::OK, 2));
+    let report = report(&response);
+    assert_eq!((report.winner, report.attempts, report.stopped), (2, 2, None));
+    assert_eq!(start.elapsed(), Duration::from_millis(10));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_hedged_get_stops_every_copy_on_a_404_and_a_503_lets_them_go_on() {
+    let server = Server::start(|hit, _| if hit == 1 { Reply::Hang } else { Reply::status(404) }).await;
+    let response = hedging_client(5).get(server.url("/gone")).send().await.unwrap();
+    assert_eq!((response.status(), server.hits()), (StatusCode::NOT_FOUND, 2));
+    assert_eq!(report(&response).stopped, Some(StopReason::Permanent));
+
+    let server = Server::start(|hit, _| match hit {
+        1 => Reply::Hang,
+        2 => Reply::status(503),
+        _ => Reply::ok(),
+    })
+    .await;
+    let start = tokio::time::Instant::now();
+    let response = hedging_client(3).get(server.url("/busy")).send().await.unwrap();
+    assert_eq!((response.status(), report(&response).winner), (StatusCode::OK, 3));
+    assert_eq!(start.elapsed(), Duration::from_millis(10), "copy 3 at once after the 503");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_post_is_not_hedged_unless_marked_idempotent() {
+    let server = Server::start(|hit, _| if hit == 1 { Reply::status(503) } else { Reply::ok() }).await;
+    let response = hedging_client(3).post(server.url("/pay")).body("1 EUR").send().await.unwrap();
+    assert_eq!((response.status(), server.hits()), (StatusCode::SERVICE_UNAVAILABLE, 1));
+    assert_eq!(report(&response).stopped, Some(StopReason::NotRepeatable));
+
+    let server = Server::start(|hit, _| if hit == 1 { Reply::Hang } else { Reply::ok() }).await;
+    let response = hedging_client(3)
+        .post(server.url("/pay"))
+        .body("1 EUR")
+        .with_extension(Idempotent)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!((response.status(), report(&response).winner), (StatusCode::OK, 2));
+}

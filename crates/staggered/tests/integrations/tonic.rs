@@ -351,3 +351,122 @@ async fn the_grpc_driver_counts_its_operations_retries_and_give_ups() {
     assert_eq!(recorded.counter(GIVE_UPS, &[op, ("staggered.stop_reason", "permanent")]), 1);
     assert_eq!(recorded.histogram(RETRY_DELAY, &[op, ("error.type", "transient")]), [0.01, 0.02]);
 }
+
+/// The health check hedged by `hedging`, on tokio's (paused) clock: the
+/// serving status and which copy answered, of how many sent.
+async fn check_hedged(
+    policy: &RetryPolicy,
+    client: &HealthClient<Channel>,
+    hedging: staggered::Hedging,
+) -> Result<(i32, u32, u32), RetryError<Status>> {
+    let done = policy
+        .retry_grpc(client, message(), |mut client, request| async move { client.check(request).await })
+        .hedge(hedging)
+        .run()
+        .await?;
+    Ok((done.value.into_inner().status, done.winner, done.attempts))
+}
+
+fn hedging(delay: Duration, max_attempts: u32) -> staggered::Hedging {
+    staggered::Hedging::after(delay).with_max_attempts(max_attempts).unwrap()
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_hedged_call_takes_the_first_ok_and_the_hedge_says_it_is_one() {
+    let server = GrpcServer::start(|call| if call == 1 { Reply::Hang } else { Reply::Serving }).await;
+    let start = tokio::time::Instant::now();
+    let policy = RetryPolicy::new(backoff(5));
+    let answer = check_hedged(&policy, &server.client().await, hedging(ms(10), 2)).await.unwrap();
+    assert_eq!(answer, (ServingStatus::Serving as i32, 2, 2));
+    assert_eq!(start.elapsed(), ms(10));
+    // A6: a hedge carries the count of the copies before it.
+    assert_eq!(server.metadata("grpc-previous-rpc-attempts"), [None, Some("1".to_owned())]);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_non_fatal_code_sends_the_next_copy_at_once() {
+    let server =
+        GrpcServer::start(
+            |call| if call == 1 { Reply::Fail(Status::unavailable("down")) } else { Reply::Serving },
+        )
+        .await;
+    let start = tokio::time::Instant::now();
+    let policy = RetryPolicy::new(backoff(5));
+    let answer = check_hedged(&policy, &server.client().await, hedging(Duration::from_secs(3600), 3)).await;
+    assert_eq!(answer.unwrap(), (ServingStatus::Serving as i32, 2, 2));
+    assert_eq!(start.elapsed(), Duration::ZERO, "not after the hour's delay");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_fatal_code_cancels_the_copies_in_flight() {
+    let server =
+        GrpcServer::start(
+            |call| {
+                if call == 1 {
+                    Reply::Hang
+                } else {
+                    Reply::Fail(Status::invalid_argument("bad"))
+                }
+            },
+        )
+        .await;
+    let policy = RetryPolicy::new(backoff(5));
+    let err = check_hedged(&policy, &server.client().await, hedging(ms(10), 5)).await.unwrap_err();
+    assert_eq!((err.reason(), err.attempts()), (StopReason::Permanent, 2));
+    assert_eq!(err.error().map(Status::code), Some(Code::InvalidArgument));
+    assert_eq!(server.calls(), 2, "no copy after the fatal code");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_pushback_sends_the_next_copy_after_it_and_a_negative_one_sends_no_more() {
+    let server = GrpcServer::start(|call| match call {
+        1 => Reply::Hang,
+        2 => Reply::pushback(Status::unavailable("busy"), "1000"),
+        _ => Reply::Serving,
+    })
+    .await;
+    let start = tokio::time::Instant::now();
+    let policy = RetryPolicy::new(backoff(5));
+    let answer = check_hedged(&policy, &server.client().await, hedging(ms(10), 3)).await.unwrap();
+    assert_eq!(answer, (ServingStatus::Serving as i32, 3, 3));
+    assert_eq!(start.elapsed(), ms(1010), "copy 2 at 10 ms, copy 3 a pushback later");
+
+    let server = GrpcServer::start(|call| match call {
+        2 => Reply::pushback(Status::unavailable("go away"), "-1"),
+        _ => Reply::Hang,
+    })
+    .await;
+    let policy = RetryPolicy::new(backoff(5)).with_deadline(ms(500)).unwrap();
+    let err = check_hedged(&policy, &server.client().await, hedging(ms(10), 5)).await.unwrap_err();
+    assert_eq!((err.reason(), err.attempts(), server.calls()), (StopReason::Deadline, 2, 2));
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_retry_throttle_at_half_sends_no_hedge_and_a_non_fatal_code_counts_against_it() {
+    let throttle = RetryThrottle::new(); // 10 tokens; hedges only above 5
+    let policy = RetryPolicy::new(backoff(5)).with_budget(throttle.clone());
+    let server = GrpcServer::start(|_| Reply::Fail(Status::unavailable("down"))).await;
+    let client = server.client().await;
+    // Two copies fail per call, each costing a token: 10 -> 8 -> 6 -> 5 (the
+    // third call's second copy is not sent: at 5 the throttle refuses).
+    let mut copies = vec![];
+    for _ in 0..3 {
+        let err = check_hedged(&policy, &client, hedging(ms(10), 2)).await.unwrap_err();
+        copies.push((err.attempts(), err.reason()));
+    }
+    assert_eq!(
+        copies,
+        [
+            (2, StopReason::AttemptsExhausted),
+            (2, StopReason::AttemptsExhausted),
+            (1, StopReason::BudgetExhausted)
+        ]
+    );
+    assert_eq!(throttle.tokens(), 5.0);
+    assert_eq!(server.calls(), 5);
+    // At half, not even a slow copy is hedged.
+    let server = GrpcServer::start(|call| if call == 1 { Reply::Hang } else { Reply::Serving }).await;
+    let policy = RetryPolicy::new(backoff(5)).with_budget(throttle.clone()).with_deadline(ms(100)).unwrap();
+    let err = check_hedged(&policy, &server.client().await, hedging(ms(10), 2)).await.unwrap_err();
+    assert_eq!((err.reason(), err.attempts(), server.calls()), (StopReason::Deadline, 1, 1));
+}

@@ -19,11 +19,12 @@ use ::tonic::{Request, Response, Status};
 use super::classify::{is_client_timeout, ClassifyStatus, Statuses};
 use crate::retry::event::{GiveUpEvent, Hooks, NoNotify, Notify, OnGiveUp, OnRetry, RetryEvent};
 use crate::retry::future::{drive, Sending};
+use crate::retry::hedge;
 use crate::retry::judge::{Always, Call, Judge, Readiness, Until};
 use crate::retry::retrying::{Async, DefaultTimer, NoCancel, Timer, TimerFor};
 use crate::retry::timeout::Timeout;
 use crate::sleep::{Clock, Sleeper};
-use crate::{HintPolicy, Limits, Retried, RetryError, RetryPolicy, Schedule, TimedOut};
+use crate::{Hedging, HintPolicy, Limits, Retried, RetryError, RetryPolicy, Schedule, TimedOut};
 
 /// The metadata key that tells the server how many attempts came before
 /// this one, on every retry (gRPC's retry design, A6).
@@ -102,6 +103,7 @@ impl<S, C, T> RetryPolicy<S, C, T> {
             hooks: NoNotify,
             cancel: NoCancel,
             timer: DefaultTimer,
+            hedging: None,
             response: PhantomData,
         }
     }
@@ -120,6 +122,7 @@ pub struct GrpcRetrying<'a, P, Cl, M, F, R, U = Always, H = NoNotify, X = NoCanc
     hooks: H,
     cancel: X,
     timer: Tm,
+    hedging: Option<Hedging>,
     response: PhantomData<fn() -> R>,
 }
 
@@ -139,8 +142,20 @@ impl<'a, P, Cl, M, F, R, X, Tm> GrpcRetrying<'a, P, Cl, M, F, R, Always, NoNotif
     where
         P2: Fn(&Response<R>) -> bool,
     {
-        let GrpcRetrying { policy, client, message, call, hooks, cancel, timer, response, .. } = self;
-        GrpcRetrying { policy, client, message, call, ready: Until(ready), hooks, cancel, timer, response }
+        let GrpcRetrying { policy, client, message, call, hooks, cancel, timer, hedging, response, .. } =
+            self;
+        GrpcRetrying {
+            policy,
+            client,
+            message,
+            call,
+            ready: Until(ready),
+            hooks,
+            cancel,
+            timer,
+            hedging,
+            response,
+        }
     }
 }
 
@@ -173,7 +188,8 @@ where
     }
 
     fn with_hook<K>(self, hook: K) -> GrpcRetrying<'a, P, Cl, M, F, R, U, Hooks<H, K>, X, Tm> {
-        let GrpcRetrying { policy, client, message, call, ready, hooks, cancel, timer, response } = self;
+        let GrpcRetrying { policy, client, message, call, ready, hooks, cancel, timer, hedging, response } =
+            self;
         GrpcRetrying {
             policy,
             client,
@@ -183,6 +199,7 @@ where
             hooks: Hooks(hooks, hook),
             cancel,
             timer,
+            hedging,
             response,
         }
     }
@@ -191,8 +208,8 @@ where
     /// when `signal` (any future) fires, during a wait or an attempt (which
     /// is dropped), as [`Retrying::cancel_on`](crate::Retrying::cancel_on).
     pub fn cancel_on<X2>(self, signal: X2) -> GrpcRetrying<'a, P, Cl, M, F, R, U, H, X2, Tm> {
-        let GrpcRetrying { policy, client, message, call, ready, hooks, timer, response, .. } = self;
-        GrpcRetrying { policy, client, message, call, ready, hooks, cancel: signal, timer, response }
+        let GrpcRetrying { policy, client, message, call, ready, hooks, timer, hedging, response, .. } = self;
+        GrpcRetrying { policy, client, message, call, ready, hooks, cancel: signal, timer, hedging, response }
     }
 
     /// Waits with `sleeper` and reads `clock` instead of tokio's timer (a
@@ -202,9 +219,27 @@ where
         sleeper: &'t Z,
         clock: &'t K,
     ) -> GrpcRetrying<'a, P, Cl, M, F, R, U, H, X, Timer<'t, Z, K>> {
-        let GrpcRetrying { policy, client, message, call, ready, hooks, cancel, response, .. } = self;
+        let GrpcRetrying { policy, client, message, call, ready, hooks, cancel, hedging, response, .. } =
+            self;
         let timer = Timer::new(sleeper, clock);
-        GrpcRetrying { policy, client, message, call, ready, hooks, cancel, timer, response }
+        GrpcRetrying { policy, client, message, call, ready, hooks, cancel, timer, hedging, response }
+    }
+
+    /// Hedges the call by gRPC's hedging policy (A6) instead of retrying
+    /// it: copy 1 at once, each next copy after the [`Hedging`] delay while
+    /// none has answered, up to its `max_attempts`; the first OK wins and
+    /// the others are cancelled (dropped). The policy's classifier plays
+    /// A6's `nonFatalStatusCodes`: a status it calls retryable lets the
+    /// other copies go on and sends the next copy at once, any other ends
+    /// the call. A pushback sends the next copy after it (the copies after
+    /// resume the delay from there), a negative one sends no more. Every
+    /// copy but the first is counted by the policy's budget (A6's retry
+    /// throttle: none is sent while it is at or below half), carries
+    /// `grpc-previous-rpc-attempts`, and the time left before the deadline
+    /// as its `grpc-timeout`.
+    pub fn hedge(mut self, hedging: Hedging) -> Self {
+        self.hedging = Some(hedging);
+        self
     }
 }
 
@@ -249,7 +284,8 @@ where
         U: Readiness<Response<R>, Status>,
         H: Notify<U::Failed>,
     {
-        let GrpcRetrying { policy, client, message, mut call, ready, hooks, cancel, timer, .. } = self;
+        let GrpcRetrying { policy, client, message, mut call, ready, hooks, cancel, timer, hedging, .. } =
+            self;
         let (sleeper, clock) = (timer.sleeper(), timer.clock());
         let classifier = Statuses(&policy.classifier);
         let judge = Call { classifier: &classifier, ready: &ready };
@@ -258,9 +294,16 @@ where
             Sending { future: cut_by_channel(sent, limit, clock), repeatable: true }
         };
         let limits = grpc_limits(policy.service_limits());
-        drive(policy, &limits, send, &judge, &hooks, sleeper, clock, cancel.into_future()).await.map_err(
-            |stopped| stopped.into_error(<Call<'_, Statuses<'_, C>, U> as Judge<Response<R>, Status>>::last),
-        )
+        let cancel = cancel.into_future();
+        let outcome = match &hedging {
+            Some(hedging) => {
+                hedge::drive(policy, &limits, hedging, send, &judge, &hooks, sleeper, clock, cancel).await
+            }
+            None => drive(policy, &limits, send, &judge, &hooks, sleeper, clock, cancel).await,
+        };
+        outcome.map_err(|stopped| {
+            stopped.into_error(<Call<'_, Statuses<'_, C>, U> as Judge<Response<R>, Status>>::last)
+        })
     }
 }
 
