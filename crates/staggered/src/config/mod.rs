@@ -1,5 +1,6 @@
 //! Retry settings from a file (feature `serde`): a schedule, limits, a
-//! classification, a budget and a rate limiter, in TOML or JSON with human durations.
+//! classification, a budget, a rate limiter and hedging, in TOML or JSON
+//! with human durations.
 //!
 //! ```
 //! use std::time::Duration;
@@ -28,6 +29,9 @@
 //!
 //!     [rate_limiter]                # the AWS SDKs' adaptive mode; {} for the defaults
 //!     min_rate = 1.0
+//!
+//!     [hedging]                     # for async calls: a second copy after the p95
+//!     percentile = 0.95
 //! "#)?;
 //! let backoff = config.backoff()?;
 //! assert_eq!((backoff.strategy(), backoff.base()), (Strategy::Full, Duration::from_millis(250)));
@@ -69,6 +73,7 @@ mod budget;
 mod duration;
 mod error;
 mod fields;
+mod hedging;
 mod key_path;
 mod locate;
 mod operations;
@@ -85,6 +90,7 @@ pub use budget::{AnyBudget, BudgetConfig};
 pub use duration::{format_duration, parse_duration, DurationError};
 pub use error::{LoadError, LoadErrorKind};
 pub use fields::AttemptLimit;
+pub use hedging::HedgingConfig;
 pub use rate_limiter::RateLimiterConfig;
 
 use fields::{opt_duration, opt_name};
@@ -115,6 +121,9 @@ pub struct RetryConfig {
     /// A client-side adaptive rate limiter, if any.
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "read::optional_section")]
     pub rate_limiter: Option<RateLimiterConfig>,
+    /// How to hedge async calls, if they are hedged.
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "read::optional_section")]
+    pub hedging: Option<HedgingConfig>,
     /// The budget and the limiter built from those sections, shared by
     /// every policy built from this configuration.
     #[serde(skip)]
@@ -272,6 +281,7 @@ impl RetryConfig {
         self.classification.validate()?;
         self.budget()?;
         self.rate_limiter()?;
+        self.hedging()?;
         Ok(())
     }
 
@@ -359,6 +369,18 @@ impl RetryConfig {
     /// A [`LoadError`] such as `rate_limiter.beta: invalid beta 1: must be less than 1`.
     pub fn rate_limiter(&self) -> Result<Option<crate::AdaptiveLimiter>, LoadError> {
         self.rate_limiter.as_ref().map(|section| self.built.limiter(section)).transpose()
+    }
+
+    /// The hedging, if the configuration has one (`[hedging]`), for
+    /// [`Retrying::hedge`](crate::Retrying::hedge) and the integrations'
+    /// `hedge`: built the first time it is asked for, then shared as the
+    /// [`budget`](Self::budget) is, so that a learned delay learns from
+    /// every call hedged with it.
+    ///
+    /// # Errors
+    /// A [`LoadError`] such as `hedging.max_attempts: invalid max_attempts 9: must be between 2 and 5`.
+    pub fn hedging(&self) -> Result<Option<crate::Hedging>, LoadError> {
+        self.hedging.as_ref().map(|section| self.built.hedging(section)).transpose()
     }
 
     /// A [`RetryPolicy`] with everything the file says: the schedule, the

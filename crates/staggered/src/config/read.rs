@@ -11,6 +11,7 @@ use serde::de::{value::MapAccessDeserializer, DeserializeOwned, Deserializer, Ma
 use serde::Deserialize;
 
 use super::budget::BudgetFields;
+use super::hedging::HedgingConfig;
 use super::rate_limiter::RateLimiterConfig;
 use super::{
     key_path, locate, ClassificationConfig, LimitsConfig, LoadError, LoadErrorKind, RetryConfig,
@@ -40,6 +41,8 @@ struct RawConfig {
     budget: Option<BudgetFields>,
     #[serde(default, deserialize_with = "optional_section")]
     rate_limiter: Option<RateLimiterConfig>,
+    #[serde(default, deserialize_with = "optional_section")]
+    hedging: Option<HedgingConfig>,
 }
 
 /// The top level: a table (TOML's always is) or a JSON object, never an
@@ -83,6 +86,7 @@ impl RawConfig {
             classification: self.classification,
             budget,
             rate_limiter: self.rate_limiter,
+            hedging: self.hedging,
             built: super::shared::Built::default(),
         };
         config.validate().map(|()| config)

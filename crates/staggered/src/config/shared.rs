@@ -1,5 +1,5 @@
-//! The budget and the rate limiter of a configuration, built once and
-//! shared by every policy built from it.
+//! The budget, the rate limiter and the hedging of a configuration, built
+//! once and shared by every policy built from it.
 //!
 //! A budget bounds the retries of many operations only if they draw on the
 //! same one, and a limiter paces a client's attempts only if they all take
@@ -9,7 +9,7 @@
 use core::fmt;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use super::{AnyBudget, BudgetConfig, LoadError, RateLimiterConfig};
+use super::{AnyBudget, BudgetConfig, HedgingConfig, LoadError, RateLimiterConfig};
 use crate::limiter::AdaptiveLimiter;
 
 /// What a configuration has built, by the section it was built from. The
@@ -24,6 +24,7 @@ pub(super) struct Built(Arc<Mutex<Handles>>);
 struct Handles {
     budgets: Vec<(BudgetConfig, AnyBudget)>,
     limiters: Vec<(RateLimiterConfig, AdaptiveLimiter)>,
+    hedgings: Vec<(HedgingConfig, crate::Hedging)>,
 }
 
 impl Built {
@@ -41,6 +42,11 @@ impl Built {
     /// The limiter built from `section`, built now if none was yet.
     pub(super) fn limiter(&self, section: &RateLimiterConfig) -> Result<AdaptiveLimiter, LoadError> {
         get_or_build(&mut self.handles().limiters, section, RateLimiterConfig::build)
+    }
+
+    /// The hedging built from `section`, built now if none was yet.
+    pub(super) fn hedging(&self, section: &HedgingConfig) -> Result<crate::Hedging, LoadError> {
+        get_or_build(&mut self.handles().hedgings, section, HedgingConfig::build)
     }
 }
 

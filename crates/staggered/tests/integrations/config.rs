@@ -523,3 +523,35 @@ fn long_classification_lists_are_checked_in_linear_time() {
     let err = config.validate().unwrap_err();
     assert_eq!(err.field(), "classification.retry_statuses[49]");
 }
+
+#[test]
+fn a_hedging_section_builds_one_shared_hedging_and_names_its_mistakes() {
+    use staggered::config::RetryConfig;
+    let config =
+        RetryConfig::from_toml_str("[hedging]\npercentile = 0.9\nmax_attempts = 3\nmin_samples = 10")
+            .unwrap();
+    let hedging = config.hedging().unwrap().unwrap();
+    assert_eq!((hedging.max_attempts(), hedging.delay()), (3, None));
+    // Built once: what one handle learns, the next one knows.
+    for _ in 0..10 {
+        hedging.record(std::time::Duration::from_millis(20));
+    }
+    assert!(config.hedging().unwrap().unwrap().delay().is_some());
+    let fixed = RetryConfig::from_json_str(r#"{"hedging": {"delay": "10ms"}}"#).unwrap();
+    assert_eq!(fixed.hedging().unwrap().unwrap().delay(), Some(std::time::Duration::from_millis(10)));
+    // It loads back equal.
+    assert_eq!(RetryConfig::from_toml_str(&config.to_toml_string().unwrap()).unwrap(), config);
+
+    for (text, field, line) in [
+        ("[hedging]\npercentile = 0.2", "hedging.percentile", 2),
+        ("[hedging]\ndelay = \"10ms\"\nmax_attempts = 9", "hedging.max_attempts", 3),
+        ("[hedging]\ndelay = \"10ms\"\npercentile = 0.9", "hedging.percentile", 3),
+        ("[hedging]\nmax_attempts = 3", "hedging", 1),
+        ("[hedging]\npercentile = 0.9\nwindow = 1", "hedging.window", 3),
+        ("[hedging]\ndelay = \"soon\"", "hedging.delay", 2),
+        ("[hedging]\ndelay = \"10ms\"\nspeed = 2", "hedging.speed", 3),
+    ] {
+        let err = RetryConfig::from_toml_str(text).unwrap_err();
+        assert_eq!((err.field(), err.line()), (field, Some(line)), "{text}: {err}");
+    }
+}
