@@ -299,6 +299,12 @@ pub fn check_text(root: &Path, path: &Path, text: &str, crate_page: Option<(&Pat
     }
     if let Some((dir, kind)) = crate_page {
         problems.extend(published::check_page(root, dir, path, kind, text));
+        if kind == Page::Readme {
+            let manifest = std::fs::read_to_string(root.join(dir).join("Cargo.toml")).unwrap_or_default();
+            if let Some(message) = published::feature_table_problem(text, &manifest) {
+                problems.push(problem(0, message));
+            }
+        }
     }
     problems
 }

@@ -16,7 +16,10 @@
 //!   link from `CARGO_PKG_REPOSITORY`;
 //! - a link to docs.rs's view of a package's files
 //!   (`https://docs.rs/crate/NAME/latest/source/PATH`) names a file or
-//!   directory that the crate has.
+//!   directory that the crate has;
+//! - the README's table of features (its rows `` | `name` | yes/no | ``)
+//!   lists the manifest's features and their defaults, as the crate
+//!   root's list does, which is generated from the manifest.
 //!
 //! Links to docs.rs's rendered pages are checked against the built
 //! documentation by the `doc-html` check.
@@ -184,9 +187,78 @@ pub fn check_page(root: &Path, dir: &Path, path: &Path, kind: Page, text: &str) 
     problems
 }
 
+/// The features of a manifest's `[features]` table, with whether each is
+/// on by default; `default` itself and `document-features` (which only
+/// documents) left out.
+pub fn manifest_features(manifest: &str) -> Vec<(String, bool)> {
+    let mut in_features = false;
+    let mut default = Vec::new();
+    let mut features = Vec::new();
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_features = line == "[features]";
+            continue;
+        }
+        let Some((name, value)) = line.split_once(" = ").filter(|_| in_features && !line.starts_with('#'))
+        else {
+            continue;
+        };
+        if name == "default" {
+            default = value.split('"').skip(1).step_by(2).map(str::to_owned).collect();
+        } else if name != "document-features" {
+            features.push(name.to_owned());
+        }
+    }
+    features.into_iter().map(|name| (name.clone(), default.contains(&name))).collect()
+}
+
+/// The features of a README's feature table (rows `` | `name` | yes/no | ``),
+/// with whether each is said to be on by default.
+pub fn readme_features(readme: &str) -> Vec<(String, bool)> {
+    readme
+        .lines()
+        .filter_map(|line| {
+            let mut cells = line.strip_prefix("| `")?.splitn(3, '|');
+            let name = cells.next()?.trim().strip_suffix('`')?;
+            let default = cells.next()?.trim();
+            matches!(default, "yes" | "no").then(|| (name.to_owned(), default == "yes"))
+        })
+        .collect()
+}
+
+/// The problem with a README's feature table against the manifest, if any.
+pub fn feature_table_problem(readme: &str, manifest: &str) -> Option<String> {
+    let table = readme_features(readme);
+    let features = manifest_features(manifest);
+    if table.is_empty() || table == features {
+        return None;
+    }
+    let show = |list: &[(String, bool)]| {
+        list.iter()
+            .map(|(name, on)| format!("{name}{}", if *on { " (default)" } else { "" }))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    Some(format!("the table of features says {}; Cargo.toml has {}", show(&table), show(&features)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_feature_table_follows_the_manifest() {
+        let manifest = "[package]\nname = \"lib\"\n[features]\ndefault = [\"std\"]\n## Docs.\nstd = []\nserde = [\"std\"]\ndocument-features = []\n[dependencies]\nx = \"1\"\n";
+        assert_eq!(manifest_features(manifest), [("std".to_owned(), true), ("serde".to_owned(), false)]);
+        let table =
+            "| feature | default | what |\n|---|---|---|\n| `std` | yes | a |\n| `serde` | no | b |\n";
+        assert_eq!(feature_table_problem(table, manifest), None);
+        assert_eq!(
+            feature_table_problem("| `std` | no | a |\n", manifest).as_deref(),
+            Some("the table of features says std; Cargo.toml has std (default), serde")
+        );
+        assert_eq!(feature_table_problem("no table here", manifest), None);
+    }
 
     #[test]
     fn intra_doc_links_are_told_from_files() {
