@@ -1,8 +1,8 @@
 //! The guide: retries with exponential backoff and jitter, from the words
 //! to the choice of a strategy.
 //!
-//! Each chapter is a page of this module. The API reference is the rest of
-//! this crate's documentation; the chapters link to it where they name it.
+//! Each chapter is a page of this module; the API reference is the rest of
+//! this crate's documentation.
 //!
 //! ![Four strategies side by side: per retry the range and median of the delay, and the worst-case total wait](charts/compare.svg)
 //!
