@@ -86,10 +86,10 @@
 //! None.
 //!
 //! # The guide
-#![doc = concat!(
-    "What the experiments show, with their charts, is in the guide's chapter [Choosing a strategy](",
-    env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/choosing.md)."
-)]
+//! The strategies, presets and budgets the experiments drive are explained
+//! in [`staggered`'s guide](https://docs.rs/staggered/latest/staggered/guide/index.html).
+//! What the experiments show, with their charts, is the chapter "Choosing a
+//! strategy" of the repository's `docs/`.
 #![deny(missing_docs)]
 // `deny`, not `forbid`: `engine::prefetch` holds the crate's one `unsafe`
 // block (a cache hint), and says why it is sound.

@@ -250,38 +250,14 @@
 //! schedule reproducible, and [`Backoff::delays_with_rng`] takes any [`Rng`].
 //!
 //! # Crate features
-//! - `std` (default): entropy seeding, [`Backoff::delays`] and [`Schedule`]
-//!   for [`Backoff`], the blocking driver, the budgets, the adaptive
-//!   [`limiter`], HTTP-date hints.
-//!   Without it the crate is `no_std`; seed explicitly.
-//! - `tokio` (default): the async driver's default timer and clock
-//!   ([`sleep::TokioSleeper`], [`sleep::TokioClock`]), which honour tokio's
-//!   paused time. Without it, give a call any runtime's with
-//!   [`Retrying::with_timer`].
-//! - `tracing`: one structured event per retry and per give-up, with the
-//!   fields `attempt`, `max_attempts`, `delay_ms`, `error_type` and
-//!   `error_message`, and the budget's level.
-//! - `test-util`: `test_util::MockClock` and
-//!   `test_util::RecordingSleeper`, to assert attempts and delays in your
-//!   own tests without sleeping.
-//! - `http`: the `http` module classifies `http` responses by status
-//!   and server hints (`http::ClassifyHttp`) and clones only requests that
-//!   are safe to repeat (`http::IdempotentOnly`).
-//! - `tower`: `tower::RetryLayer`, a tower middleware on the same retry
-//!   decision (implies `tokio`, whose timer it uses by default).
-//! - `reqwest`: `reqwest::RetryMiddleware` for `reqwest-middleware`: HTTP
-//!   statuses, `Retry-After` and friends, idempotent requests only unless
-//!   opted in (implies `http` and `tokio`; reqwest without TLS).
-//! - `tonic`: `RetryPolicy::retry_grpc` retries a tonic gRPC call by gRPC's
-//!   retry design (A6): `tonic::ClassifyGrpc`'s status codes,
-//!   `grpc-retry-pushback-ms`, and each attempt's time limit as its
-//!   `grpc-timeout` (implies `tokio`; tonic without transport or TLS).
-//! - `metrics`: the `metrics` module: counters of
-//!   operations, first-try successes, retries and give-ups, a histogram of
-//!   retry delays and budget gauges, through the `metrics` facade, for the
-//!   policies built `with_metrics()` or `with_operation_name(..)`.
-//! - `serde`: `config::RetryConfig`, a whole retry configuration from TOML
-//!   or JSON with human durations and errors that name the field.
+//! Generated from the comments on the features in `Cargo.toml`:
+//!
+#![cfg_attr(feature = "document-features", doc = document_features::document_features!())]
+#![cfg_attr(
+    not(feature = "document-features"),
+    doc = "(The list is there when the documentation is built with the `document-features` \
+           feature, as docs.rs builds it: `cargo doc -p staggered --all-features`.)"
+)]
 //!
 //! Runnable programs are in `examples/`: `blocking`, `tokio`,
 //! `spawned_state`, `shared_budget`, `toml_config`, `tower_stack`,
@@ -289,15 +265,16 @@
 //! `adaptive_limiter` (`cargo run -p staggered --example NAME --all-features`).
 //!
 //! # The guide
-
-#![doc = concat!(
-    "The guide, in the repository's [`docs/`](", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/README.md), ",
-    "explains every strategy with a chart of its delays, the cap, the presets and where their values ",
-    "come from, the retry decision, budgets, gRPC with tonic, and how to choose a strategy from the simulator's results; ",
-    "its chapter [Coming from another library](", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/coming-from.md) ",
-    "maps backon, backoff, tokio-retry, tower, the AWS SDKs, gRPC and Polly onto this crate."
-)]
+//! [The guide](guide) explains every strategy with a chart of its delays,
+//! the cap, the presets and where their values come from, the retry
+//! decision, budgets, adaptive rate limiting, gRPC with tonic and metrics;
+//! its chapter [Coming from another library](guide::coming_from) maps
+//! backon, backoff, tokio-retry, tower, the AWS SDKs, gRPC and Polly onto
+//! this crate.
 #![cfg_attr(not(feature = "std"), no_std)]
+// On docs.rs, each item gated by a feature says which (`rustdoc-args` in
+// `Cargo.toml`).
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
@@ -310,7 +287,11 @@ pub mod budget;
 pub mod classify;
 #[cfg(feature = "serde")]
 pub mod config;
+// Documentation only: the chapters, their examples (run as doctests) and
+// charts stay out of every build that is not rustdoc's.
 mod error;
+#[cfg(doc)]
+pub mod guide;
 mod integrations;
 #[cfg(feature = "std")]
 pub mod limiter;
@@ -371,46 +352,7 @@ pub use retry::retrying::Retrying;
 pub use retry::timeout::{AttemptTimeout, CanBlock, FromTimedOut, NoTimeout, Timeout};
 pub use schedule::compose;
 
-/// The README's example compiles and runs as a doctest.
-#[cfg(doctest)]
-#[doc = include_str!("../../../README.md")]
-pub struct ReadmeDoctests;
-
 /// This crate's own README (its registry page): its example compiles and runs.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct CrateReadmeDoctests;
-
-/// The guide's Rust examples compile and run, chapter by chapter.
-#[cfg(all(doctest, feature = "std"))]
-mod guide {
-    /// "Coming from another library".
-    #[doc = include_str!("../../../docs/coming-from.md")]
-    pub struct ComingFrom;
-    /// "Strategies".
-    #[doc = include_str!("../../../docs/strategies.md")]
-    pub struct Strategies;
-    /// "The cap, and the interval mode".
-    #[doc = include_str!("../../../docs/cap.md")]
-    pub struct Cap;
-    /// "Presets".
-    #[doc = include_str!("../../../docs/presets.md")]
-    pub struct Presets;
-    /// "The retry decision".
-    #[doc = include_str!("../../../docs/retrying.md")]
-    pub struct Retrying;
-    /// "Budgets".
-    #[doc = include_str!("../../../docs/budgets.md")]
-    pub struct Budgets;
-    /// "Adaptive rate limiting".
-    #[doc = include_str!("../../../docs/adaptive.md")]
-    pub struct Adaptive;
-    /// "gRPC with tonic".
-    #[cfg(feature = "tonic")]
-    #[doc = include_str!("../../../docs/grpc.md")]
-    pub struct Grpc;
-    /// "Metrics".
-    #[cfg(feature = "metrics")]
-    #[doc = include_str!("../../../docs/metrics.md")]
-    pub struct Metrics;
-}

@@ -12,10 +12,14 @@
 //!   no relative Markdown file (docs.rs would show it dangling).
 //! - A front page that fits: the root README has at most
 //!   [`README_MAX_LINES`] lines.
+//! - What a published crate shows (its README, its documentation) links
+//!   only to places that exist once it is published: see `published`.
 
 use std::collections::HashSet;
 use std::fmt;
 use std::path::{Component, Path, PathBuf};
+
+use crate::published::{self, Page};
 
 /// The most lines the root README may have: one screen that sells the
 /// project and sends the reader on to the guide.
@@ -146,7 +150,7 @@ pub fn slug(heading: &str) -> String {
 }
 
 /// The lines of a Markdown file outside fenced code blocks, numbered from 1.
-fn prose_lines(text: &str) -> Vec<(usize, &str)> {
+pub fn prose_lines(text: &str) -> Vec<(usize, &str)> {
     let mut fence: Option<&str> = None;
     let mut lines = Vec::new();
     for (i, line) in text.lines().enumerate() {
@@ -239,8 +243,9 @@ fn check_link(root: &Path, file: &Path, text: &str, target: &str) -> Option<Stri
     }
 }
 
-/// Checks one file's text; `path` is relative to `root`.
-pub fn check_text(root: &Path, path: &Path, text: &str) -> Vec<Problem> {
+/// Checks one file's text; `path` is relative to `root`, and `crate_page`
+/// is what the file is to a published crate, with that crate's directory.
+pub fn check_text(root: &Path, path: &Path, text: &str, crate_page: Option<(&Path, Page)>) -> Vec<Problem> {
     let problem = |line: usize, message: String| Problem { path: path.to_path_buf(), line, message };
     let mut problems = Vec::new();
     for (i, line) in text.lines().enumerate() {
@@ -250,8 +255,13 @@ pub fn check_text(root: &Path, path: &Path, text: &str) -> Vec<Problem> {
     }
     match path.extension().and_then(|ext| ext.to_str()) {
         Some("md") => {
+            let rustdoc = matches!(crate_page, Some((_, Page::Rustdoc)));
             for (number, line) in prose_lines(text) {
                 for target in link_targets(line) {
+                    // An intra-doc link is rustdoc's to check.
+                    if rustdoc && published::is_intra_doc(&target) {
+                        continue;
+                    }
                     if let Some(message) = check_link(root, path, text, &target) {
                         problems.push(problem(number, message));
                     }
@@ -267,7 +277,8 @@ pub fn check_text(root: &Path, path: &Path, text: &str) -> Vec<Problem> {
                 }
             }
         }
-        Some("rs") => {
+        // A published crate's sources are checked by the stricter rule below.
+        Some("rs") if crate_page.is_none() => {
             for (i, line) in text.lines().enumerate() {
                 let doc = line.trim_start();
                 if !(doc.starts_with("///") || doc.starts_with("//!")) {
@@ -286,6 +297,15 @@ pub fn check_text(root: &Path, path: &Path, text: &str) -> Vec<Problem> {
         }
         _ => {}
     }
+    if let Some((dir, kind)) = crate_page {
+        problems.extend(published::check_page(root, dir, path, kind, text));
+        if kind == Page::Readme {
+            let manifest = std::fs::read_to_string(root.join(dir).join("Cargo.toml")).unwrap_or_default();
+            if let Some(message) = published::feature_table_problem(text, &manifest) {
+                problems.push(problem(0, message));
+            }
+        }
+    }
     problems
 }
 
@@ -295,7 +315,7 @@ const THIS_FILE: &str = "crates/xtask/src/docs.rs";
 /// Whether the check reads `path` (relative to the root): Markdown and SVG
 /// anywhere, and the sources, examples and manifests of the crates (this
 /// check's own source aside).
-fn scanned(path: &Path) -> bool {
+pub fn scanned(path: &Path) -> bool {
     if path == Path::new(THIS_FILE) {
         return false;
     }
@@ -314,7 +334,7 @@ fn scanned(path: &Path) -> bool {
 
 /// Every file under `dir` (relative to `root`), skipping build output and
 /// hidden directories.
-fn files(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
+pub fn files(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
     let entries = std::fs::read_dir(root.join(dir)).map_err(|e| format!("{}: {e}", dir.display()))?;
     for entry in entries {
         let entry = entry.map_err(|e| format!("{}: {e}", dir.display()))?;
@@ -343,11 +363,14 @@ pub fn problems(root: &Path) -> Result<(Vec<Problem>, usize), String> {
     if !all.iter().any(|path| path == Path::new("README.md")) {
         return Err(format!("{} has no README.md: is it the repository root?", root.display()));
     }
+    let crates = published::published_crates(root)?;
     let mut problems = Vec::new();
     for path in &all {
         let text =
             std::fs::read_to_string(root.join(path)).map_err(|e| format!("{}: {e}", path.display()))?;
-        problems.extend(check_text(root, path, &text));
+        let crate_page =
+            crates.iter().find_map(|(_, dir)| published::page(dir, path).map(|kind| (dir.as_path(), kind)));
+        problems.extend(check_text(root, path, &text, crate_page));
     }
     problems.sort_by(|a, b| (&a.path, a.line).cmp(&(&b.path, b.line)));
     Ok((problems, all.len()))
@@ -421,15 +444,25 @@ mod tests {
             ("README.md", &long_readme),
             ("docs/guide.md", "# Guide\n[ok](../README.md) [gone](missing.md) [up](../../x.md)\n[bad](#nowhere) [good](#guide) [far](../README.md#nope)\n"),
             ("docs/chart.svg", "<text>SPEC</text>"),
-            ("crates/lib/src/lib.rs", "//! See [guide](../../docs/guide.md).\n/// As seed 004 says.\nfn f() {}\n"),
+            ("crates/lib/Cargo.toml", "[package]\nname = \"lib\"\ndescription = \"what the issue wants\"\n"),
+            ("crates/lib/README.md", "# Lib\n[own](#lib) [api](https://docs.rs/lib) [home](https://crates.io/crates/lib)\n[guide](../../docs/guide.md) [repo](https://example.invalid/lib)\n"),
+            ("crates/lib/src/lib.rs", "//! See [guide](../../docs/guide.md) and [the chapter](guide::cap).\n/// As seed 004 says.\nfn f() {}\n#![doc = concat!(env!(\"CARGO_PKG_REPOSITORY\"), \"/docs\")]\n"),
+            ("crates/lib/src/guide/cap.md", "# Cap\n[words](crate::guide::terms#the-words) ![chart](charts/cap.svg) [self](cap.md)\n[tests](https://docs.rs/crate/lib/latest/source/tests/t.rs) [gone](https://docs.rs/crate/lib/latest/source/tests/gone.rs)\n"),
+            ("crates/lib/src/guide/charts/cap.svg", "<svg/>"),
             ("crates/lib/tests/t.rs", "// SPEC section 1: tests may say so\n"),
-            ("crates/lib/Cargo.toml", "description = \"what the issue wants\"\n"),
+            ("crates/tool/Cargo.toml", "[package]\nname = \"tool\"\npublish = false\n"),
+            ("crates/tool/README.md", "# Tool\n[guide](../../docs/guide.md)\n"),
         ]);
         let expected = [
             "README.md:0: 201 lines: the front page must fit in 200",
-            "crates/lib/Cargo.toml:1: internal reference \"the issue\": name a public source",
-            "crates/lib/src/lib.rs:1: doc link ../../docs/guide.md is relative: docs.rs shows it dangling; link the guide by URL",
+            "crates/lib/Cargo.toml:3: internal reference \"the issue\": name a public source",
+            "crates/lib/README.md:3: link ../../docs/guide.md is relative: crates.io resolves it against the repository; link docs.rs or crates.io",
+            "crates/lib/README.md:3: link https://example.invalid/lib points outside the crate's pages, docs.rs and crates.io: it may not exist once published",
+            "crates/lib/src/guide/cap.md:2: link cap.md is a file docs.rs does not host: use an intra-doc link, docs.rs or crates.io",
+            "crates/lib/src/guide/cap.md:3: link https://docs.rs/crate/lib/latest/source/tests/gone.rs: the lib package has no tests/gone.rs",
+            "crates/lib/src/lib.rs:1: link ../../docs/guide.md is a file docs.rs does not host: use an intra-doc link, docs.rs or crates.io",
             "crates/lib/src/lib.rs:2: internal reference \"seed 00\": name a public source",
+            "crates/lib/src/lib.rs:4: CARGO_PKG_REPOSITORY: the repository is no page of the published crate",
             "docs/chart.svg:1: internal reference \"SPEC\": name a public source",
             "docs/guide.md:2: link missing.md points to docs/missing.md, which does not exist",
             "docs/guide.md:2: link ../../x.md leaves the repository",

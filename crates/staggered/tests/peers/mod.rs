@@ -14,7 +14,7 @@
 //! - `google`: google-http-java-client's `ExponentialBackOffTest`.
 //! - `cenkalti`: cenkalti/backoff's `exponential_test.go`.
 //!
-//! The guide's "Coming from ..." chapter (`docs/coming-from.md`) explains
+//! The guide's "Coming from ..." chapter (`src/guide/coming-from.md`) explains
 //! each mapping and every deliberate difference.
 
 mod aws;
