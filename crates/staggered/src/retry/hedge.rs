@@ -30,7 +30,7 @@ use crate::retry::event::{HedgeEvent, Notify, RetryEvent};
 use crate::retry::future::{race, Sending};
 use crate::retry::hedging::Hedging;
 use crate::retry::judge::Judge;
-use crate::retry::operation::{Attempted, Before, CallParts, Operation, Stopped};
+use crate::retry::operation::{Attempted, Before, CallParts, Ended, Operation, Stopped};
 use crate::retry::timeout::Timeout;
 use crate::sleep::{Clock, Sleeper};
 use crate::{Action, Limits, Retried, RetryPolicy, Schedule, StopReason, TimedOut};
@@ -62,13 +62,12 @@ where
     K: Clock + ?Sized,
     X: Future<Output = ()>,
 {
-    // The hedging's own count of copies replaces the policy's attempts.
-    let limits = limits.with_max_attempts(Some(hedging.max_attempts()));
+    let limits = hedging.limits(*limits);
     let cx = CallParts { policy, limits: &limits, hooks, clock };
     let mut cancel = pin!(cancel);
     let mut operation = Operation::start(&cx);
     // Copy 1 is any call's attempt 1, after the limiter's token.
-    let first = loop {
+    let (first, limit) = loop {
         match operation.before(&cx) {
             Before::Send { attempt, limit } => break (send(attempt, limit), limit),
             Before::Wait(wait) => {
@@ -79,74 +78,131 @@ where
             Before::Stop(stopped) => return Err(stopped),
         }
     };
-    // A hedge's time counts from copy 1, whatever else reads the clock.
-    operation.started(clock);
-    let began = clock.now();
-    let mut flights = Vec::with_capacity(hedging.max_attempts() as usize);
-    let ((sending, limit), mut no_more) = (first, None);
-    // A request that cannot be sent again has no copies.
-    if !sending.repeatable {
-        no_more = Some(StopReason::NotRepeatable);
-    }
-    flights.push(InFlight::new(1, sending.future, limit, sleeper));
-    // When the next copy may go: `None` once no more may, or while a
-    // learned delay has not seen enough latencies.
-    let mut next = hedging.delay().filter(|_| no_more.is_none()).map(|delay| Box::pin(sleeper.sleep(delay)));
-    poll_fn(move |task| loop {
+    let mut copies = Copies::start(&mut operation, &cx, hedging, first, limit, sleeper);
+    poll_fn(move |task| {
         if cancel.as_mut().poll(task).is_ready() {
             return Poll::Ready(Err(operation.cancel(&cx)));
         }
-        let mut i = 0;
-        while i < flights.len() {
-            let Poll::Ready(attempted) = flights[i].poll(task) else {
-                i += 1;
-                continue;
-            };
-            let copy = flights.remove(i).copy;
-            let running = flights.len() as u32;
-            match operation.after_copy(&cx, judge, copy, running, attempted) {
-                Answer::Won(done) => {
-                    hedging.record(clock.since(began));
-                    return Poll::Ready(Ok(done));
-                }
-                Answer::Fatal(stopped) => return Poll::Ready(Err(stopped)),
-                // Once no more copies may go, a failure sends none.
-                Answer::SendAfter(wait) if no_more.is_none() => next = Some(Box::pin(sleeper.sleep(wait))),
-                Answer::SendAfter(_) => {}
-                Answer::NoMore(reason) => {
-                    no_more = Some(reason);
-                    next = None;
-                }
-            }
-        }
-        let due = next.as_mut().is_some_and(|timer| timer.as_mut().poll(task).is_ready());
-        if due {
-            match operation.hedge(&cx, flights.len() as u32) {
-                Hedge::Send { copy, limit } => {
-                    let sending = send(copy, limit);
-                    flights.push(InFlight::new(copy, sending.future, limit, sleeper));
-                    next = hedging.delay().map(|delay| Box::pin(sleeper.sleep(delay)));
-                    if !sending.repeatable {
-                        (no_more, next) = (Some(StopReason::NotRepeatable), None);
-                    }
-                }
-                Hedge::Later(wait) => next = Some(Box::pin(sleeper.sleep(wait))),
-                Hedge::NoMore(reason) => {
-                    no_more = Some(reason);
-                    next = None;
-                }
-            }
-            // Poll what changed: the new copy, or the new timer.
-            continue;
-        }
-        if flights.is_empty() {
-            if let Some(reason) = no_more {
-                return Poll::Ready(Err(operation.give_up_hedged(&cx, reason)));
-            }
-        }
-        return Poll::Pending;
+        copies.poll(task, &mut operation, &cx, judge, hedging, sleeper, &mut send)
     })
     .await
+}
+
+/// The copies of a hedged call in flight, and when the next may go: the
+/// loop every hedging driver polls (the async one above, and the tower
+/// layer's future), after it has sent copy 1.
+pub(crate) struct Copies<Fut, Sl, I> {
+    flights: Vec<InFlight<Fut, Sl>>,
+    /// When the next copy may go: `None` once no more may, or while a
+    /// learned delay has not seen enough latencies.
+    next: Option<Pin<Box<Sl>>>,
+    /// Why no more copies may go, once none may.
+    no_more: Option<StopReason>,
+    /// When copy 1 was sent, for a learned delay's latencies.
+    began: I,
+}
+
+impl<Fut, Sl: Future<Output = ()>, I: Copy> Copies<Fut, Sl, I> {
+    /// Copy 1, just sent with `limit`, the first in flight.
+    pub(crate) fn start<S, C, T, H, K, X, Z>(
+        operation: &mut Operation<S, I, X>,
+        cx: &CallParts<'_, S, C, T, H, K>,
+        hedging: &Hedging,
+        first: Sending<Fut>,
+        limit: Option<Duration>,
+        sleeper: &Z,
+    ) -> Self
+    where
+        S: Schedule,
+        X: fmt::Display,
+        K: Clock<Instant = I> + ?Sized,
+        Z: Sleeper<Sleep = Sl> + ?Sized,
+    {
+        // A hedge's time counts from copy 1, whatever else reads the clock.
+        operation.started(cx.clock);
+        // A request that cannot be sent again has no copies.
+        let no_more = (!first.repeatable).then_some(StopReason::NotRepeatable);
+        let next = hedging.delay().filter(|_| no_more.is_none()).map(|delay| Box::pin(sleeper.sleep(delay)));
+        let mut flights = Vec::with_capacity(hedging.max_attempts() as usize);
+        flights.push(InFlight::new(1, first.future, limit, sleeper));
+        Copies { flights, next, no_more, began: cx.clock.now() }
+    }
+
+    /// Polls every copy and the timer of the next: ready with the first
+    /// success, or with the stop once no copy runs and no more may go.
+    /// `send` sends copy `n` with its time limit.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn poll<S, C, T, H, K, J, Z, V, E>(
+        &mut self,
+        task: &mut Context<'_>,
+        operation: &mut Operation<S, I, J::Failed>,
+        cx: &CallParts<'_, S, C, T, H, K>,
+        judge: &J,
+        hedging: &Hedging,
+        sleeper: &Z,
+        send: &mut impl FnMut(u32, Option<Duration>) -> Sending<Fut>,
+    ) -> Poll<Ended<J::Success, J::Failed>>
+    where
+        S: Schedule,
+        T: Timeout,
+        H: Notify<J::Failed>,
+        K: Clock<Instant = I> + ?Sized,
+        J: Judge<V, E>,
+        Z: Sleeper<Sleep = Sl> + ?Sized,
+        Fut: Future<Output = Result<V, E>>,
+        E: From<TimedOut>,
+    {
+        loop {
+            let mut i = 0;
+            while i < self.flights.len() {
+                let Poll::Ready(attempted) = self.flights[i].poll(task) else {
+                    i += 1;
+                    continue;
+                };
+                let copy = self.flights.remove(i).copy;
+                let running = self.flights.len() as u32;
+                match operation.after_copy(cx, judge, copy, running, attempted) {
+                    Answer::Won(done) => {
+                        hedging.record(cx.clock.since(self.began));
+                        return Poll::Ready(Ok(done));
+                    }
+                    Answer::Fatal(stopped) => return Poll::Ready(Err(stopped)),
+                    // Once no more copies may go, a failure sends none.
+                    Answer::SendAfter(wait) if self.no_more.is_none() => {
+                        self.next = Some(Box::pin(sleeper.sleep(wait)));
+                    }
+                    Answer::SendAfter(_) => {}
+                    Answer::NoMore(reason) => self.stop_sending(reason),
+                }
+            }
+            let due = self.next.as_mut().is_some_and(|timer| timer.as_mut().poll(task).is_ready());
+            if !due {
+                break;
+            }
+            match operation.hedge(cx, self.flights.len() as u32) {
+                Hedge::Send { copy, limit } => {
+                    let sending = send(copy, limit);
+                    self.flights.push(InFlight::new(copy, sending.future, limit, sleeper));
+                    self.next = hedging.delay().map(|delay| Box::pin(sleeper.sleep(delay)));
+                    if !sending.repeatable {
+                        self.stop_sending(StopReason::NotRepeatable);
+                    }
+                }
+                Hedge::Later(wait) => self.next = Some(Box::pin(sleeper.sleep(wait))),
+                Hedge::NoMore(reason) => self.stop_sending(reason),
+            }
+            // Poll what changed: the new copy, or the new timer.
+        }
+        match self.no_more {
+            Some(reason) if self.flights.is_empty() => Poll::Ready(Err(operation.give_up_hedged(cx, reason))),
+            _ => Poll::Pending,
+        }
+    }
+
+    fn stop_sending(&mut self, reason: StopReason) {
+        self.no_more = Some(reason);
+        self.next = None;
+    }
 }
 
 /// One copy in flight: its number, its future and the timer that cuts it.

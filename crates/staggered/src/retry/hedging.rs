@@ -154,6 +154,12 @@ impl Hedging {
         }
     }
 
+    /// The limits of a hedged call: the policy's, with this hedging's count
+    /// of copies in place of its attempts.
+    pub(crate) fn limits(&self, limits: crate::Limits) -> crate::Limits {
+        limits.with_max_attempts(Some(self.max_attempts))
+    }
+
     /// Records a call's latency, for a learned delay (the drivers do it; a
     /// fixed delay ignores it).
     pub fn record(&self, latency: Duration) {

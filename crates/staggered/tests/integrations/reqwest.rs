@@ -454,3 +454,39 @@ async fn a_post_is_not_hedged_unless_marked_idempotent() {
         .unwrap();
     assert_eq!((response.status(), report(&response).winner), (StatusCode::OK, 2));
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_hedged_get_sends_no_hedge_without_budget_and_stops_at_a_cancel_or_the_deadline() {
+    let hedging = || staggered::Hedging::after(Duration::from_millis(10)).with_max_attempts(3).unwrap();
+    // A budget with nothing in it: the slow first copy is alone.
+    let server = Server::start(|hit, _| if hit == 1 { Reply::Hang } else { Reply::ok() }).await;
+    let empty = TokenBucket::builder().with_capacity(0).build();
+    let policy =
+        RetryMiddleware::policy_for(backoff(5)).with_budget(empty).with_deadline(Duration::from_secs(1));
+    let retry = RetryMiddleware::from_policy(policy.unwrap()).hedge(hedging());
+    let err = client_with(retry).get(server.url("/")).send().await.unwrap_err();
+    assert!(err.to_string().contains("timed out"), "{err}");
+    assert_eq!(server.hits(), 1, "no hedge without budget");
+
+    // Every copy hangs: a cancel at 25 ms ends the request with all three sent.
+    let server = Server::start(|_, _| Reply::Hang).await;
+    let cancel_at = tokio::time::Instant::now() + Duration::from_millis(25);
+    let retry = RetryMiddleware::from_policy(RetryMiddleware::policy_for(backoff(5)))
+        .hedge(hedging())
+        .cancel_on(move || tokio::time::sleep_until(cancel_at));
+    let err = client_with(retry).get(server.url("/")).send().await.unwrap_err();
+    assert!(err.to_string().contains("cancelled"), "{err}");
+    assert_eq!((tokio::time::Instant::now(), server.hits()), (cancel_at, 3));
+
+    // The deadline cuts them all.
+    let server = Server::start(|_, _| Reply::Hang).await;
+    let start = tokio::time::Instant::now();
+    let policy = RetryMiddleware::policy_for(backoff(5)).with_deadline(Duration::from_millis(25)).unwrap();
+    let err = client_with(RetryMiddleware::from_policy(policy).hedge(hedging()))
+        .get(server.url("/"))
+        .send()
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("timed out"), "{err}");
+    assert_eq!((start.elapsed(), server.hits()), (Duration::from_millis(25), 3));
+}

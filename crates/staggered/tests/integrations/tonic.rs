@@ -470,3 +470,30 @@ async fn the_retry_throttle_at_half_sends_no_hedge_and_a_non_fatal_code_counts_a
     let err = check_hedged(&policy, &server.client().await, hedging(ms(10), 2)).await.unwrap_err();
     assert_eq!((err.reason(), err.attempts(), server.calls()), (StopReason::Deadline, 1, 1));
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_hedged_call_stops_every_copy_at_a_cancel_or_the_deadline() {
+    let server = GrpcServer::start(|_| Reply::Hang).await;
+    let client = server.client().await;
+    let policy = RetryPolicy::new(backoff(5));
+    let cancel_at = tokio::time::Instant::now() + ms(25);
+    let err = policy
+        .retry_grpc(&client, message(), |mut client, request| async move { client.check(request).await })
+        .hedge(hedging(ms(10), 3))
+        .cancel_on(tokio::time::sleep_until(cancel_at))
+        .call()
+        .await
+        .unwrap_err();
+    assert_eq!((err.reason(), err.attempts(), server.calls()), (StopReason::Cancelled, 3, 3));
+    assert_eq!(tokio::time::Instant::now(), cancel_at);
+
+    let server = GrpcServer::start(|_| Reply::Hang).await;
+    let policy = RetryPolicy::new(backoff(5)).with_deadline(ms(25)).unwrap();
+    let start = tokio::time::Instant::now();
+    let err = check_hedged(&policy, &server.client().await, hedging(ms(10), 3)).await.unwrap_err();
+    assert_eq!((err.reason(), err.attempts(), start.elapsed()), (StopReason::Deadline, 3, ms(25)));
+    // Each copy carried the time it had left as its grpc-timeout.
+    let timeouts = server.metadata("grpc-timeout");
+    assert_eq!(timeouts.len(), 3);
+    assert!(timeouts.iter().all(Option::is_some), "{timeouts:?}");
+}

@@ -409,3 +409,139 @@ async fn the_tower_layer_counts_its_operations_and_retries() {
     assert_eq!(recorded.counter(GIVE_UPS, &[("staggered.stop_reason", "attempts_exhausted")]), 1);
     assert_eq!(recorded.histogram(RETRY_DELAY, &[("error.type", "transient")]).len(), 4);
 }
+
+/// A service whose call `n` (from 1) answers after `latencies[n - 1]` ms
+/// (never, past the end) with `Ok(n)`, or fails if that latency is odd;
+/// it counts its calls, and the drops of calls still running.
+#[derive(Clone)]
+struct Scripted {
+    latencies: &'static [u64],
+    calls: Arc<AtomicU32>,
+    dropped: Arc<Mutex<Vec<u32>>>,
+}
+
+impl Scripted {
+    fn new(latencies: &'static [u64]) -> Self {
+        Scripted { latencies, calls: Arc::default(), dropped: Arc::default() }
+    }
+}
+
+/// Held by a call's future: says when a call still running was dropped.
+struct Running(u32, Arc<Mutex<Vec<u32>>>, bool);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if !self.2 {
+            self.1.lock().unwrap().push(self.0);
+        }
+    }
+}
+
+impl Service<&'static str> for Scripted {
+    type Response = u32;
+    type Error = BoxError;
+    type Future = std::pin::Pin<Box<dyn std::future::Future<Output = Result<u32, BoxError>> + Send>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), BoxError>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, _: &'static str) -> Self::Future {
+        let call = self.calls.fetch_add(1, Ordering::SeqCst) + 1;
+        let latency = self.latencies.get(call as usize - 1).copied();
+        let running = Running(call, Arc::clone(&self.dropped), false);
+        Box::pin(async move {
+            let mut running = running;
+            let Some(latency) = latency else { std::future::pending().await };
+            tokio::time::sleep(Duration::from_millis(latency)).await;
+            running.2 = true;
+            if latency % 2 == 1 {
+                return Err(BoxError::from(format!("call {call} failed")));
+            }
+            Ok(call)
+        })
+    }
+}
+
+fn hedged_layer(max_attempts: u32) -> RetryLayer<RetryPolicy<Backoff, AlwaysTransient>> {
+    let hedging =
+        staggered::Hedging::after(Duration::from_millis(10)).with_max_attempts(max_attempts).unwrap();
+    RetryLayer::new(RetryPolicy::new(backoff(5)).classify(AlwaysTransient)).hedge(hedging)
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_hedged_request_takes_the_first_answer_from_a_readied_clone_and_drops_the_rest() {
+    let inner = Scripted::new(&[1_000, 4]);
+    let mut service = ServiceBuilder::new().layer(hedged_layer(3)).service(inner.clone());
+    let start = tokio::time::Instant::now();
+    let answer = service.ready().await.unwrap().call("x").await.unwrap();
+    assert_eq!((answer, start.elapsed()), (2, Duration::from_millis(14)));
+    assert_eq!(inner.calls.load(Ordering::SeqCst), 2);
+    assert_eq!(*inner.dropped.lock().unwrap(), [1], "the slow copy is dropped");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_hedged_request_sends_at_most_max_attempts_and_a_failed_copy_sends_the_next_at_once() {
+    // Call 1 hangs, call 2 fails after 3 ms (odd), call 3 answers after 2 ms.
+    let inner = Scripted::new(&[1_000, 3, 2]);
+    let mut service = ServiceBuilder::new().layer(hedged_layer(3)).service(inner.clone());
+    let start = tokio::time::Instant::now();
+    let answer = service.ready().await.unwrap().call("x").await.unwrap();
+    // Copy 2 at 10 ms fails at 13 ms; copy 3 goes at once and answers at 15 ms.
+    assert_eq!((answer, start.elapsed()), (3, Duration::from_millis(15)));
+
+    let inner = Scripted::new(&[]);
+    let mut service = ServiceBuilder::new().layer(hedged_layer(2)).service(inner.clone());
+    let call = service.ready().await.unwrap().call("x");
+    assert!(tokio::time::timeout(Duration::from_secs(60), call).await.is_err());
+    assert_eq!(inner.calls.load(Ordering::SeqCst), 2, "never more than max_attempts");
+    assert_eq!(*inner.dropped.lock().unwrap(), [1, 2], "dropping the request drops every copy");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_hedged_request_stops_every_copy_on_a_fatal_failure_and_at_the_deadline() {
+    // Copy 2 fails after 3 ms, and the classifier says that failure is final.
+    let hedging = staggered::Hedging::after(Duration::from_millis(10)).with_max_attempts(3).unwrap();
+    let policy = RetryPolicy::new(backoff(5)).classify(|_: &BoxError| staggered::Failure::PERMANENT);
+    let inner = Scripted::new(&[1_000, 3]);
+    let mut service =
+        ServiceBuilder::new().layer(RetryLayer::new(policy).hedge(hedging)).service(inner.clone());
+    let err = service.ready().await.unwrap().call("x").await.unwrap_err();
+    assert_eq!(err.to_string(), "call 2 failed");
+    assert_eq!((inner.calls.load(Ordering::SeqCst), inner.dropped.lock().unwrap().clone()), (2, vec![1]));
+
+    let hedging = staggered::Hedging::after(Duration::from_millis(10)).with_max_attempts(3).unwrap();
+    let policy =
+        RetryPolicy::new(backoff(5)).classify(AlwaysTransient).with_deadline(Duration::from_millis(25));
+    let inner = Scripted::new(&[]);
+    let mut service =
+        ServiceBuilder::new().layer(RetryLayer::new(policy.unwrap()).hedge(hedging)).service(inner.clone());
+    let start = tokio::time::Instant::now();
+    let err = service.ready().await.unwrap().call("x").await.unwrap_err();
+    assert!(err.downcast_ref::<TimedOut>().is_some(), "{err}");
+    assert_eq!((start.elapsed(), inner.calls.load(Ordering::SeqCst)), (Duration::from_millis(25), 3));
+    assert_eq!(*inner.dropped.lock().unwrap(), [1, 2, 3], "the deadline cuts every copy");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_hedged_request_sends_no_hedge_without_budget_and_a_cancel_drops_every_copy() {
+    let empty = RatioBudget::builder().with_retry_percent(0.0).with_min_per_sec(0).build().unwrap();
+    let hedging = staggered::Hedging::after(Duration::from_millis(10)).with_max_attempts(3).unwrap();
+    let policy = RetryPolicy::new(backoff(5)).classify(AlwaysTransient).with_budget(empty);
+    let inner = Scripted::new(&[100]);
+    let mut service =
+        ServiceBuilder::new().layer(RetryLayer::new(policy).hedge(hedging)).service(inner.clone());
+    let start = tokio::time::Instant::now();
+    assert_eq!(service.ready().await.unwrap().call("x").await.unwrap(), 1);
+    assert_eq!((start.elapsed(), inner.calls.load(Ordering::SeqCst)), (Duration::from_millis(100), 1));
+
+    let hedging = staggered::Hedging::after(Duration::from_millis(10)).with_max_attempts(3).unwrap();
+    let policy = RetryPolicy::new(backoff(5)).classify(AlwaysTransient);
+    let layer =
+        RetryLayer::new(policy).hedge(hedging).cancel_on(|| tokio::time::sleep(Duration::from_millis(25)));
+    let inner = Scripted::new(&[]);
+    let mut service = ServiceBuilder::new().layer(layer).service(inner.clone());
+    let err = service.ready().await.unwrap().call("x").await.unwrap_err();
+    assert!(err.downcast_ref::<staggered::Cancelled>().is_some(), "{err}");
+    assert_eq!(*inner.dropped.lock().unwrap(), [1, 2, 3]);
+}

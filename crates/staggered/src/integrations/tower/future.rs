@@ -14,6 +14,8 @@ use tower_service::Service;
 
 use super::Shared;
 use crate::retry::event::NoNotify;
+use crate::retry::future::Sending;
+use crate::retry::hedge::Copies;
 use crate::retry::judge::{Outcomes, Ready};
 use crate::retry::operation::{After, Attempted, Before, CallParts, Operation};
 use crate::retry::timeout::{FromTimedOut, Timeout};
@@ -51,19 +53,21 @@ pin_project! {
         #[pin]
         cancel: X::Signal,
         #[pin]
-        state: State<Svc::Future, Z::Sleep, Result<Svc::Response, Svc::Error>>,
+        state: State<Svc::Future, Z::Sleep, Result<Svc::Response, Svc::Error>, Copies<CopyCall<Svc, Req>, Z::Sleep, K::Instant>>,
     }
 }
 
 pin_project! {
     #[project = StateProj]
-    enum State<F, Sl, O> {
+    enum State<F, Sl, O, H> {
         // An attempt is in flight, racing its time limit if it has one.
         Calling { #[pin] future: F, #[pin] timer: Option<Sl>, limit: Option<Duration> },
         // Waiting before the next attempt, or for its rate-limiter token.
         Waiting { #[pin] sleep: Sl },
         // Waiting for the inner service to be ready for the next attempt.
         Readying,
+        // A hedged request's copies in flight.
+        Hedging { copies: H },
         // Stopped before attempt 1 was sent: the outcome to return.
         Stopped { outcome: Option<O> },
     }
@@ -85,16 +89,32 @@ where
     /// to a clone, readied after the wait, as a retry's does).
     pub(super) fn start(shared: SharedOf<S, C, T, Q, Z, K, U, X>, inner: &mut Svc, request: Req) -> Self {
         let policy = &shared.policy;
-        let limits = policy.service_limits();
+        let spare = shared.clone_request.clone_request(&request);
+        // Only a request that can be copied is hedged.
+        let hedging = shared.hedging.as_ref().filter(|_| spare.is_some());
+        let limits = match hedging {
+            Some(hedging) => hedging.limits(policy.service_limits()),
+            None => policy.service_limits(),
+        };
         let parts = CallParts { policy, limits: &limits, hooks: &NoNotify, clock: &shared.clock };
         let mut operation = Operation::start(&parts);
         let cancel = shared.cancel.signal();
         let (state, service, request) = match operation.before(&parts) {
             Before::Send { limit, .. } => {
-                let spare = shared.clone_request.clone_request(&request);
                 let service = spare.as_ref().map(|_| inner.clone());
-                let timer = limit.map(|limit| shared.sleeper.cut_after(limit));
-                (State::Calling { future: inner.call(request), timer, limit }, service, spare)
+                let state = match hedging {
+                    Some(hedging) => {
+                        let first = Sending { future: CopyCall::sent(inner.call(request)), repeatable: true };
+                        let copies =
+                            Copies::start(&mut operation, &parts, hedging, first, limit, &shared.sleeper);
+                        State::Hedging { copies }
+                    }
+                    None => {
+                        let timer = limit.map(|limit| shared.sleeper.cut_after(limit));
+                        State::Calling { future: inner.call(request), timer, limit }
+                    }
+                };
+                (state, service, spare)
             }
             Before::Wait(wait) => {
                 (State::Waiting { sleep: shared.sleeper.sleep(wait) }, Some(inner.clone()), Some(request))
@@ -118,6 +138,7 @@ where
             State::Calling { .. } => "calling",
             State::Waiting { .. } => "waiting",
             State::Readying => "readying",
+            State::Hedging { .. } => "hedging",
             State::Stopped { .. } => "stopped",
         };
         f.debug_struct("ResponseFuture")
@@ -129,7 +150,7 @@ where
 
 impl<Svc, Req, S, C, T, Q, Z, K, U, X> Future for ResponseFuture<Svc, Req, S, C, T, Q, Z, K, U, X>
 where
-    Svc: Service<Req>,
+    Svc: Service<Req> + Clone,
     Svc::Error: fmt::Display + FromTimedOut,
     S: Schedule,
     C: ClassifyResult<Svc::Response, Svc::Error>,
@@ -197,9 +218,27 @@ where
                                 unreachable!("a request waits only when it can be sent again")
                             };
                             *this.request = shared.clone_request.clone_request(&request);
-                            let timer = limit.map(|limit| shared.sleeper.cut_after(limit));
                             let future = service.call(request);
-                            this.state.set(State::Calling { future, timer, limit });
+                            match &shared.hedging {
+                                // A hedged request readies only for copy 1,
+                                // after its token: its copies ready themselves.
+                                Some(hedging) => {
+                                    let first = Sending { future: CopyCall::sent(future), repeatable: true };
+                                    let copies = Copies::start(
+                                        this.operation,
+                                        &parts,
+                                        hedging,
+                                        first,
+                                        limit,
+                                        &shared.sleeper,
+                                    );
+                                    this.state.set(State::Hedging { copies });
+                                }
+                                _ => {
+                                    let timer = limit.map(|limit| shared.sleeper.cut_after(limit));
+                                    this.state.set(State::Calling { future, timer, limit });
+                                }
+                            }
                         }
                         Before::Wait(wait) => {
                             this.state.set(State::Waiting { sleep: shared.sleeper.sleep(wait) })
@@ -207,7 +246,73 @@ where
                         Before::Stop(stopped) => return Poll::Ready(give_back(stopped, None)),
                     }
                 }
+                StateProj::Hedging { copies } => {
+                    let Some(hedging) = &shared.hedging else {
+                        unreachable!("only a hedged request has copies")
+                    };
+                    let (service, request) = (this.service.as_ref(), this.request);
+                    let mut send = |_, _| {
+                        let (Some(service), Some(copy)) = (service, request.take()) else {
+                            unreachable!("a request is hedged only when it can be copied")
+                        };
+                        *request = shared.clone_request.clone_request(&copy);
+                        Sending {
+                            future: CopyCall::new(service.clone(), copy),
+                            repeatable: request.is_some(),
+                        }
+                    };
+                    let judge = Outcomes { classifier: &policy.classifier, ready: &shared.ready };
+                    let sleeper = &shared.sleeper;
+                    let done =
+                        ready!(copies.poll(cx, this.operation, &parts, &judge, hedging, sleeper, &mut send));
+                    this.state.set(State::Stopped { outcome: None });
+                    return Poll::Ready(
+                        done.map_or_else(|stopped| give_back(stopped, None), |done| done.value),
+                    );
+                }
                 StateProj::Stopped { .. } => unreachable!("handled above"),
+            }
+        }
+    }
+}
+
+pin_project! {
+    /// One copy of a hedged request: readies its own clone of the inner
+    /// service, then calls it (copy 1 goes to the service the caller
+    /// readied, and starts calling).
+    #[project = CopyProj]
+    pub(crate) enum CopyCall<Svc, Req>
+    where
+        Svc: Service<Req>,
+    {
+        Readying { service: Svc, request: Option<Req> },
+        Calling { #[pin] future: Svc::Future },
+    }
+}
+
+impl<Svc: Service<Req>, Req> CopyCall<Svc, Req> {
+    fn new(service: Svc, request: Req) -> Self {
+        CopyCall::Readying { service, request: Some(request) }
+    }
+
+    fn sent(future: Svc::Future) -> Self {
+        CopyCall::Calling { future }
+    }
+}
+
+impl<Svc: Service<Req>, Req> Future for CopyCall<Svc, Req> {
+    type Output = Result<Svc::Response, Svc::Error>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        loop {
+            match self.as_mut().project() {
+                CopyProj::Readying { service, request } => {
+                    ready!(service.poll_ready(cx))?;
+                    let Some(request) = request.take() else { unreachable!("a copy is called once") };
+                    let future = service.call(request);
+                    self.set(CopyCall::Calling { future });
+                }
+                CopyProj::Calling { future } => return future.poll(cx),
             }
         }
     }

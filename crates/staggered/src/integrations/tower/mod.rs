@@ -139,7 +139,7 @@ use crate::retry::retrying::NoCancel;
 use crate::retry::timeout::{FromTimedOut, Timeout};
 use crate::service::{ByClone, CancelSignal, ClassifyResult, CloneRequest};
 use crate::sleep::{Clock, Sleeper, TokioClock, TokioSleeper};
-use crate::{RetryPolicy, Schedule};
+use crate::{Hedging, RetryPolicy, Schedule};
 
 /// Wraps services in [`Retry`]: see the [module docs](self).
 ///
@@ -152,6 +152,7 @@ use crate::{RetryPolicy, Schedule};
 /// | timer | [`TokioSleeper`] and [`TokioClock`] |
 /// | polling | none: every response the classifier accepts is a success |
 /// | cancel signal | none |
+/// | hedging | none: retries only |
 #[derive(Clone)]
 pub struct RetryLayer<P, Q = ByClone, Z = TokioSleeper, K = TokioClock, U = Always, X = NoCancel> {
     shared: Shared<P, Q, Z, K, U, X>,
@@ -167,6 +168,7 @@ pub(crate) struct Shared<P, Q, Z, K, U, X> {
     pub(crate) clock: K,
     pub(crate) ready: U,
     pub(crate) cancel: X,
+    pub(crate) hedging: Option<Hedging>,
 }
 
 impl<P> RetryLayer<P> {
@@ -181,6 +183,7 @@ impl<P> RetryLayer<P> {
                 clock: TokioClock,
                 ready: Always,
                 cancel: NoCancel,
+                hedging: None,
             },
         }
     }
@@ -191,8 +194,8 @@ impl<P, Q, Z, K, U, X> RetryLayer<P, Q, Z, K, U, X> {
     /// or [`IdempotentOnly`](crate::http::IdempotentOnly)); a request it
     /// returns `None` for is sent once.
     pub fn clone_requests_with<Q2>(self, clone_request: Q2) -> RetryLayer<P, Q2, Z, K, U, X> {
-        let Shared { policy, sleeper, clock, ready, cancel, .. } = self.shared;
-        RetryLayer { shared: Shared { policy, clone_request, sleeper, clock, ready, cancel } }
+        let Shared { policy, sleeper, clock, ready, cancel, hedging, .. } = self.shared;
+        RetryLayer { shared: Shared { policy, clone_request, sleeper, clock, ready, cancel, hedging } }
     }
 
     /// Waits with `sleeper` and measures the deadline on `clock`: another
@@ -203,8 +206,8 @@ impl<P, Q, Z, K, U, X> RetryLayer<P, Q, Z, K, U, X> {
         sleeper: Z2,
         clock: K2,
     ) -> RetryLayer<P, Q, Z2, K2, U, X> {
-        let Shared { policy, clone_request, ready, cancel, .. } = self.shared;
-        RetryLayer { shared: Shared { policy, clone_request, sleeper, clock, ready, cancel } }
+        let Shared { policy, clone_request, ready, cancel, hedging, .. } = self.shared;
+        RetryLayer { shared: Shared { policy, clone_request, sleeper, clock, ready, cancel, hedging } }
     }
 
     /// Polls: a response the classifier accepts but for which `ready` is
@@ -212,8 +215,8 @@ impl<P, Q, Z, K, U, X> RetryLayer<P, Q, Z, K, U, X> {
     /// every limit (a job still running). The last one is returned if the
     /// retrying stops on it.
     pub fn until<U2>(self, ready: U2) -> RetryLayer<P, Q, Z, K, U2, X> {
-        let Shared { policy, clone_request, sleeper, clock, cancel, .. } = self.shared;
-        RetryLayer { shared: Shared { policy, clone_request, sleeper, clock, ready, cancel } }
+        let Shared { policy, clone_request, sleeper, clock, cancel, hedging, .. } = self.shared;
+        RetryLayer { shared: Shared { policy, clone_request, sleeper, clock, ready, cancel, hedging } }
     }
 
     /// Gives each request a cancel signal made by `signal` (any
@@ -223,8 +226,20 @@ impl<P, Q, Z, K, U, X> RetryLayer<P, Q, Z, K, U, X> {
     /// [`StopReason::Cancelled`](crate::StopReason::Cancelled) (see
     /// [polling and cancelling](self#polling-and-cancelling)).
     pub fn cancel_on<X2>(self, signal: X2) -> RetryLayer<P, Q, Z, K, U, X2> {
-        let Shared { policy, clone_request, sleeper, clock, ready, .. } = self.shared;
-        RetryLayer { shared: Shared { policy, clone_request, sleeper, clock, ready, cancel: signal } }
+        let Shared { policy, clone_request, sleeper, clock, ready, hedging, .. } = self.shared;
+        RetryLayer {
+            shared: Shared { policy, clone_request, sleeper, clock, ready, cancel: signal, hedging },
+        }
+    }
+
+    /// Hedges the requests the cloner can copy instead of retrying them:
+    /// while no copy has answered, another goes to a clone of the inner
+    /// service (readied first) after the [`Hedging`] delay, and the first
+    /// success wins; the others are dropped (see [`Hedging`] for the
+    /// rules). A request that cannot be cloned is sent once.
+    pub fn hedge(mut self, hedging: Hedging) -> Self {
+        self.shared.hedging = Some(hedging);
+        self
     }
 
     /// The policy.
