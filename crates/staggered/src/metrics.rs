@@ -127,11 +127,13 @@ pub(crate) const METADATA: Metadata<'static> = Metadata::new("staggered", Level:
 /// installing the recorder; recording works without it.
 pub fn describe() {
     metrics::with_recorder(|recorder| {
-        let counters: [(&'static str, &'static str); 4] = [
+        let counters: [(&'static str, &'static str); 6] = [
             (OPERATIONS, "Operations finished under a retry policy: succeeded or given up."),
             (FIRST_TRY_SUCCESSES, "Operations whose first attempt succeeded."),
             (RETRIES, "Retries decided, by the failure's kind (error.type)."),
             (GIVE_UPS, "Operations given up, by why (staggered.stop_reason)."),
+            (HEDGES, "Copies a hedged call sent beyond its first."),
+            (HEDGE_WINS, "Hedged calls that succeeded, by the copy that answered first (staggered.attempt)."),
         ];
         for (name, help) in counters {
             recorder.describe_counter(name.into(), Some(Unit::Count), help.into());

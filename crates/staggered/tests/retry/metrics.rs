@@ -351,3 +351,34 @@ fn a_policy_that_does_not_ask_records_nothing() {
     });
     assert!(recorded.0.is_empty(), "the feature alone records nothing");
 }
+
+#[tokio::test(flavor = "current_thread", start_paused = true)]
+async fn a_hedged_call_counts_its_hedges_and_which_copy_won() {
+    use staggered::metrics::{ATTEMPT, HEDGES, HEDGE_WINS};
+    let policy = RetryPolicy::new(exponential(3)).with_operation_name("read");
+    let hedging = staggered::Hedging::after(Duration::from_millis(10)).with_max_attempts(3).unwrap();
+    let recorder = DebuggingRecorder::new();
+    let snapshotter = recorder.snapshotter();
+    {
+        let _guard = metrics::set_default_local_recorder(&recorder);
+        // Copy 1 stalls and copy 2 wins; then copy 1 answers before any hedge.
+        for stall in [1_000, 5] {
+            let done = policy
+                .retry(|copy| async move {
+                    let latency = if copy == 1 { stall } else { 4 };
+                    tokio::time::sleep(Duration::from_millis(latency)).await;
+                    Ok::<_, String>(copy)
+                })
+                .hedge(hedging.clone())
+                .call()
+                .await;
+            assert!(done.is_ok());
+        }
+    }
+    let recorded = Recorded::from(snapshotter.snapshot());
+    let read = [(OPERATION, "read")];
+    assert_eq!(recorded.counter(HEDGES, &read), 1);
+    assert_eq!(recorded.counter(HEDGE_WINS, &[(ATTEMPT, "2"), (OPERATION, "read")]), 1);
+    assert_eq!(recorded.counter(HEDGE_WINS, &[(ATTEMPT, "1"), (OPERATION, "read")]), 1);
+    assert_eq!(recorded.counter(OPERATIONS, &read), 2);
+}
