@@ -1,6 +1,6 @@
 //! A tower stack: retries with the HTTP rules (a policy with no classifier
 //! applies them to HTTP responses), idempotent requests only, a budget, a
-//! deadline and a hook typed by the service, around a backend that is down
+//! deadline and a log line per retry, around a backend that is down
 //! twice.
 //!
 //! `cargo run -p staggered --example tower_stack --features tower,http`

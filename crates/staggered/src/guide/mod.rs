@@ -18,8 +18,9 @@
 //!
 //! # Retrying
 //!
-//! - [The retry decision](retrying): classification, server hints, the
-//!   deadline, stop reasons, hooks and logs.
+//! - [The retry decision](retrying): the calls, classification, server
+//!   hints, the deadline, stop reasons, hooks and logs, polling until a
+//!   value is ready, cancelling, hedging.
 //! - [Budgets](budgets): the AWS token bucket, Finagle's ratio budget and
 //!   gRPC's retry throttling.
 //! - [Adaptive rate limiting](adaptive): the AWS SDKs' adaptive retry mode,

@@ -123,7 +123,7 @@ impl<S, C, T> RetryMiddleware<RetryPolicy<S, C, T>> {
     /// as a configuration file's (`RetryConfig::async_policy`). A classifier
     /// of other errors than reqwest-middleware's is refused here, by name:
     ///
-    /// ```compile_fail,E0277
+    /// ```compile_fail,E0631
     /// use staggered::classify::io::classify_io;
     /// use staggered::reqwest::RetryMiddleware;
     /// use staggered::{Preset, RetryPolicy};

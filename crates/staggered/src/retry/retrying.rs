@@ -353,7 +353,7 @@ impl<'p, P, F, O: Outcome<M>, M, W, U, H, X, Tm> Retrying<'p, P, F, O, M, W, U, 
 
     /// Waits with `sleeper` and reads `clock` instead of the default timer:
     /// a mock clock and a recording sleeper in tests
-    /// ([`test_util`](crate::test_util)), another runtime's timer in
+    /// (`test_util`, feature `test-util`), another runtime's timer in
     /// production (any `Fn(Duration) -> impl Future`).
     pub fn with_timer<'t, Z: ?Sized, K: ?Sized>(
         self,

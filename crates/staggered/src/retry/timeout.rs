@@ -45,17 +45,20 @@ impl Timeout for Option<AttemptTimeout> {
 /// A blocking call cannot be interrupted, so a policy with a per-attempt
 /// timeout has no blocking `call`: the two cannot meet by accident.
 ///
-/// ```compile_fail,E0277
+/// ```compile_fail,E0599
 /// use std::time::Duration;
 /// use staggered::{Preset, RetryPolicy};
 ///
 /// let policy = RetryPolicy::new(Preset::Interactive.backoff())
-///     .with_attempt_timeout(Duration::from_millis(50));
+///     .with_attempt_timeout(Duration::from_millis(50))?;
 /// // A 300 ms blocking call cannot be cut at 50 ms: this does not compile.
-/// let _ = policy.call(|_| {
-///     std::thread::sleep(Duration::from_millis(300));
-///     Ok::<_, std::io::Error>(())
-/// });
+/// let _ = policy
+///     .retry(|_| {
+///         std::thread::sleep(Duration::from_millis(300));
+///         Ok::<_, std::io::Error>(())
+///     })
+///     .call();
+/// # Ok::<(), staggered::ConfigError>(())
 /// ```
 ///
 /// The deadline still holds: the blocking driver never starts an attempt

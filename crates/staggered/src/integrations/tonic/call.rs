@@ -1,9 +1,9 @@
 //! One tonic call under a policy: [`RetryPolicy::retry_grpc`]. Each attempt
 //! gets a fresh request, built from a copy of the message, with its time
-//! limit as `grpc-timeout`, and a fresh clone of the client; the retry state
-//! is the service drivers' ([`Attempts`]), deciding through the same
-//! [`Decision`] and reporting through the same hooks and `tracing` events as
-//! every other driver.
+//! limit as `grpc-timeout`, and a fresh clone of the client; the call steps
+//! the same per-operation machine as every other driver, deciding through
+//! the same `Decision` and reporting through the same hooks, `tracing`
+//! events and metrics.
 
 // The builder's type records what each call added; nobody writes it out.
 #![allow(clippy::type_complexity)]
