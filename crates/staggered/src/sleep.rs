@@ -176,28 +176,3 @@ impl Clock for TokioClock {
         tokio::time::Instant::now().saturating_duration_since(start)
     }
 }
-
-/// The timer and clock an async retry uses unless given its own
-/// (`with_timer`): tokio's, with the `tokio` feature. Without it, such a
-/// call is a compile error that says what to enable.
-#[diagnostic::on_unimplemented(
-    message = "an async retry needs a timer: enable staggered's `tokio` feature, \
-               or give the call your runtime's sleeper and clock with `.with_timer(&sleeper, &clock)`",
-    label = "no default async runtime"
-)]
-pub trait DefaultRuntime {
-    /// The sleeper.
-    type Sleeper: Sleeper + Default;
-    /// The clock.
-    type Clock: Clock + Default;
-}
-
-/// The marker the async driver asks [`DefaultRuntime`] of, per operation type.
-#[derive(Debug)]
-pub struct Runtime<F>(core::marker::PhantomData<F>);
-
-#[cfg(feature = "tokio")]
-impl<F> DefaultRuntime for Runtime<F> {
-    type Sleeper = TokioSleeper;
-    type Clock = TokioClock;
-}

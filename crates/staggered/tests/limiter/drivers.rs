@@ -183,13 +183,9 @@ async fn async_attempts_take_tokens_through_the_async_sleeper() {
     while limiter.try_acquire().is_ok() {}
     let policy = RetryPolicy::new(backoff()).classify(classify).with_rate_limiter(limiter.clone());
     let start = tokio::time::Instant::now();
-    // Fourteen operations through `retry(op).call()`, fourteen through
-    // `call_async`: a token each, at most two seconds at 14 tokens a second
-    // (less as the rate climbs its curve).
-    for _ in 0..14 {
-        policy.retry(|_| async { Ok::<_, Slow>(()) }).call().await.unwrap();
-    }
-    for _ in 0..14 {
+    // Twenty-eight operations: a token each, at most two seconds at 14
+    // tokens a second (less as the rate climbs its curve).
+    for _ in 0..28 {
         policy.retry(|_| async { Ok::<_, Slow>(()) }).call().await.unwrap();
     }
     let took = start.elapsed().as_secs_f64();
