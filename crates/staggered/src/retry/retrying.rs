@@ -505,6 +505,7 @@ where
     ///
     /// # Errors
     /// As [`call`](Retrying::call).
+    #[inline]
     pub fn run(self) -> Result<Retried<V>, RetryError<E, U::Unready>> {
         let Retrying { policy, op, classifier, ready, hooks, cancel, timer, .. } = self;
         let judge = Call { classifier: classifier.pick(&policy.classifier), ready: &ready };
