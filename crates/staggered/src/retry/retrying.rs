@@ -119,6 +119,11 @@ type CallHedging = Option<crate::Hedging>;
 #[cfg(not(feature = "std"))]
 type CallHedging = ();
 
+/// A blocking call is never hedged ([`CanHedge`]): its hedging, none, ends
+/// where the call starts instead of being kept, unread, to its end.
+#[inline]
+fn never_hedged(_: CallHedging) {}
+
 impl<P, F, O, M, W, U, H, X, Tm> fmt::Debug for Retrying<'_, P, F, O, M, W, U, H, X, Tm> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Retrying").finish_non_exhaustive()
@@ -507,7 +512,8 @@ where
     /// As [`call`](Retrying::call).
     #[inline]
     pub fn run(self) -> Result<Retried<V>, RetryError<E, U::Unready>> {
-        let Retrying { policy, op, classifier, ready, hooks, cancel, timer, .. } = self;
+        let Retrying { policy, op, classifier, ready, hooks, cancel, timer, hedging, .. } = self;
+        never_hedged(hedging);
         let judge = Call { classifier: classifier.pick(&policy.classifier), ready: &ready };
         let (sleeper, clock) = (timer.sleeper(), timer.clock());
         crate::retry::blocking::drive(policy, &policy.limits, op, &judge, &hooks, sleeper, clock, cancel)
