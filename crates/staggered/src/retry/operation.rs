@@ -237,6 +237,8 @@ impl<S: Schedule, I: Copy, X: fmt::Display> Operation<S, I, X> {
         self.give_up(cx, StopReason::Cancelled, None, elapsed)
     }
 
+    // Without `std` the policy's budget is a `NoBudget`, which is `Copy`.
+    #[cfg_attr(not(feature = "std"), allow(clippy::clone_on_copy))]
     pub(super) fn retrying<C, T, H, K: ?Sized>(
         &mut self,
         cx: &CallParts<'_, S, C, T, H, K>,
