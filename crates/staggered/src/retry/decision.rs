@@ -242,6 +242,7 @@ impl<S: Schedule, B: Budget> Decision<S, B> {
     /// asking `budget` before each retry; a reproducible schedule seeds the
     /// hints' jitter too ([`Schedule::hint_seed`]). What every driver of a
     /// [`RetryPolicy`](crate::RetryPolicy) uses.
+    #[inline]
     pub fn for_schedule(schedule: &S, limits: Limits, budget: B) -> Self {
         let decision = Decision::with_delays(schedule.delays(), limits, budget);
         match schedule.hint_seed() {
@@ -362,6 +363,7 @@ impl<S: Schedule, B: Budget> Decision<S, B> {
     ///
     /// An attempt cut at the deadline is a failure like another (a
     /// [`Failure::timeout`]): with no time left, the deadline rule stops it.
+    #[inline]
     pub fn on_failure(&mut self, failure: &Failure, elapsed: Duration) -> Action {
         match self.decide(failure, elapsed) {
             Ok(wait) => {

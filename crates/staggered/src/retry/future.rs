@@ -6,7 +6,7 @@
 //! the budget paid for but never sent is given back.
 
 use core::future::{poll_fn, Future};
-use core::pin::pin;
+use core::pin::{pin, Pin};
 use core::task::Poll;
 use core::time::Duration;
 
@@ -60,16 +60,14 @@ where
             Before::Send { attempt, limit } => {
                 let sending = send(attempt, limit);
                 operation.set_repeatable(&cx, sending.repeatable);
-                let attempt = async {
-                    match limit {
-                        None => Attempted::Ended(sending.future.await),
-                        Some(limit) => match race(sending.future, sleeper.cut_after(limit)).await {
-                            Ok(outcome) => Attempted::Ended(outcome),
-                            Err(()) => Attempted::Cut(E::from(TimedOut { after: limit })),
-                        },
-                    }
+                // In a block of its own, so the attempt is dropped before a
+                // cancel is reported.
+                let attempted = {
+                    let future = pin!(sending.future);
+                    let cut = pin!(limit.map(|limit| sleeper.cut_after(limit)));
+                    until_ended(future, cut, limit, cancel.as_mut()).await
                 };
-                let Ok(attempted) = race(attempt, cancel.as_mut()).await else {
+                let Some(attempted) = attempted else {
                     return Err(operation.cancel(&cx));
                 };
                 match operation.after(&cx, judge, attempted) {
@@ -82,23 +80,50 @@ where
             Before::Stop(stopped) => return Err(stopped),
         };
         // Even a zero wait goes to the sleeper: on a runtime it yields.
-        if race(sleeper.sleep(wait), cancel.as_mut()).await.is_err() {
+        let sleep = pin!(sleeper.sleep(wait));
+        if race(sleep, cancel.as_mut()).await.is_err() {
             return Err(operation.cancel(&cx));
         }
     }
 }
 
+/// Polls an attempt's `future` until it ends, its timer `cut` fires (the
+/// attempt is cut after `limit`), or `cancel` completes (`None`).
+fn until_ended<'a, Fut, V, E, Cut, X>(
+    mut future: Pin<&'a mut Fut>,
+    mut cut: Pin<&'a mut Option<Cut>>,
+    limit: Option<Duration>,
+    mut cancel: Pin<&'a mut X>,
+) -> impl Future<Output = Option<Attempted<V, E>>> + 'a
+where
+    Fut: Future<Output = Result<V, E>>,
+    E: From<TimedOut>,
+    Cut: Future<Output = ()>,
+    X: Future<Output = ()>,
+{
+    poll_fn(move |task| {
+        if let Poll::Ready(outcome) = future.as_mut().poll(task) {
+            return Poll::Ready(Some(Attempted::Ended(outcome)));
+        }
+        if let (Some(timer), Some(after)) = (cut.as_mut().as_pin_mut(), limit) {
+            if timer.poll(task).is_ready() {
+                return Poll::Ready(Some(Attempted::Cut(E::from(TimedOut { after }))));
+            }
+        }
+        cancel.as_mut().poll(task).map(|()| None)
+    })
+}
+
 /// Polls `work` and `stop` together: `Ok` with `work`'s output if it
-/// finishes first, `Err` with `stop`'s if that does. Both are dropped on
-/// return.
-pub(crate) async fn race<W: Future, D: Future>(work: W, stop: D) -> Result<W::Output, D::Output> {
-    let mut work = pin!(work);
-    let mut stop = pin!(stop);
-    poll_fn(|cx| {
-        if let Poll::Ready(output) = work.as_mut().poll(cx) {
+/// finishes first, `Err` with `stop`'s if that does.
+pub(crate) fn race<'a, W: Future, D: Future>(
+    mut work: Pin<&'a mut W>,
+    mut stop: Pin<&'a mut D>,
+) -> impl Future<Output = Result<W::Output, D::Output>> + 'a {
+    poll_fn(move |task| {
+        if let Poll::Ready(output) = work.as_mut().poll(task) {
             return Poll::Ready(Ok(output));
         }
-        stop.as_mut().poll(cx).map(Err)
+        stop.as_mut().poll(task).map(Err)
     })
-    .await
 }

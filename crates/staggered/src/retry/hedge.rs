@@ -71,7 +71,7 @@ where
         match operation.before(&cx) {
             Before::Send { attempt, limit } => break (send(attempt, limit), limit),
             Before::Wait(wait) => {
-                if race(sleeper.sleep(wait), cancel.as_mut()).await.is_err() {
+                if race(pin!(sleeper.sleep(wait)), cancel.as_mut()).await.is_err() {
                     return Err(operation.cancel(&cx));
                 }
             }

@@ -174,12 +174,20 @@ impl<S: Schedule, I: Copy, X: fmt::Display> Operation<S, I, X> {
         }
         self.sent = self.attempt;
         let limit = match self.start {
-            Some(start) if cx.times_attempts() => {
-                cx.limits.attempt_limit(cx.policy.timeout.limit(), cx.clock.since(start))
-            }
+            Some(start) if cx.times_attempts() => Self::attempt_limit(cx, start),
             _ => None,
         };
         Before::Send { attempt: self.attempt, limit }
+    }
+
+    /// The time limit of an attempt starting now, attempt 1 having started
+    /// at `start`.
+    fn attempt_limit<C, T, H, K>(cx: &CallParts<'_, S, C, T, H, K>, start: I) -> Option<Duration>
+    where
+        T: Timeout,
+        K: Clock<Instant = I> + ?Sized,
+    {
+        cx.limits.attempt_limit(cx.policy.timeout.limit(), cx.clock.since(start))
     }
 
     /// After an attempt: judge it by `judge`; a success ends the operation,
@@ -196,13 +204,14 @@ impl<S: Schedule, I: Copy, X: fmt::Display> Operation<S, I, X> {
         K: Clock<Instant = I> + ?Sized,
         J: Judge<V, E, Failed = X>,
     {
-        match attempted {
+        let (failed, failure) = match attempted {
             Attempted::Ended(outcome) => match judge.judge(outcome) {
-                Ok(success) => After::Done(self.succeed(cx.policy, success, self.attempt)),
-                Err((failed, failure)) => self.fail(cx, failed, failure, J::type_name),
+                Ok(success) => return After::Done(self.succeed(cx.policy, success, self.attempt)),
+                Err(failed) => failed,
             },
-            Attempted::Cut(error) => self.fail(cx, J::failed(error), Failure::timeout(), J::type_name),
-        }
+            Attempted::Cut(error) => (J::failed(error), Failure::timeout()),
+        };
+        self.fail(cx, failed, failure, J::type_name)
     }
 
     /// The caller cancelled while an attempt ran to its end (a blocking
@@ -215,6 +224,7 @@ impl<S: Schedule, I: Copy, X: fmt::Display> Operation<S, I, X> {
     /// The caller cancelled, during a wait or during an attempt (which is
     /// dropped): the retrying stops, a retry allowed but not sent is given
     /// back to the budget, and the hooks hear it.
+    #[cold]
     pub(crate) fn cancel<C, T, H, K>(&mut self, cx: &CallParts<'_, S, C, T, H, K>) -> Stopped<X>
     where
         H: Notify<X>,
@@ -230,6 +240,8 @@ impl<S: Schedule, I: Copy, X: fmt::Display> Operation<S, I, X> {
         self.give_up(cx, StopReason::Cancelled, None, elapsed)
     }
 
+    // Without `std` the policy's budget is a `NoBudget`, which is `Copy`.
+    #[cfg_attr(not(feature = "std"), allow(clippy::clone_on_copy))]
     pub(super) fn retrying<C, T, H, K: ?Sized>(
         &mut self,
         cx: &CallParts<'_, S, C, T, H, K>,
@@ -266,6 +278,7 @@ impl<S: Schedule, I: Copy, X: fmt::Display> Operation<S, I, X> {
 
     /// The rate limiter has no token for the next attempt yet: wait for one,
     /// or stop if the wait would reach the deadline.
+    #[cold]
     fn wait_for_token<C, T, H, K>(&mut self, cx: &CallParts<'_, S, C, T, H, K>, wait: Duration) -> Before<X>
     where
         H: Notify<X>,
@@ -300,13 +313,8 @@ impl<S: Schedule, I: Copy, X: fmt::Display> Operation<S, I, X> {
                 Retried { value, attempts: 1, waited: Duration::ZERO, winner: 1 }
             }
             Some(retrying) => {
-                retrying.decision.on_success();
-                if winner == 1 {
-                    policy.instruments.first_try_success();
-                } else {
-                    policy.instruments.success_after_retry(retrying.decision.budget(), &policy.limiter);
-                }
-                Retried { value, attempts: self.sent, waited: retrying.waited, winner }
+                let waited = retrying.succeed(policy, winner);
+                Retried { value, attempts: self.sent, waited, winner }
             }
         }
     }
@@ -354,6 +362,7 @@ impl<S: Schedule, I: Copy, X: fmt::Display> Operation<S, I, X> {
 
     /// Stops for `reason`, `elapsed` after attempt 1 started, with the last
     /// failed attempt (of the type `error_type` names, for `tracing`).
+    #[cold]
     pub(super) fn give_up<C, T, H, K>(
         &mut self,
         cx: &CallParts<'_, S, C, T, H, K>,
@@ -386,6 +395,18 @@ impl<S: Schedule, I: Copy, X: fmt::Display> Operation<S, I, X> {
 }
 
 impl<S: Schedule, X> Retrying<S, X> {
+    /// The attempt `winner` succeeded after a failure or a wait: the budget
+    /// and the instruments hear it. Returns the time waited.
+    fn succeed<C, T>(&mut self, policy: &RetryPolicy<S, C, T>, winner: u32) -> Duration {
+        self.decision.on_success();
+        if winner == 1 {
+            policy.instruments.first_try_success();
+        } else {
+            policy.instruments.success_after_retry(self.decision.budget(), &policy.limiter);
+        }
+        self.waited
+    }
+
     /// The next attempt is being sent: its token's wait is over, and the
     /// retry that the budget paid for is spent.
     pub(super) fn sent<C, T>(&mut self, policy: &RetryPolicy<S, C, T>) {

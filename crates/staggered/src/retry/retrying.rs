@@ -119,6 +119,11 @@ type CallHedging = Option<crate::Hedging>;
 #[cfg(not(feature = "std"))]
 type CallHedging = ();
 
+/// A blocking call is never hedged ([`CanHedge`]): its hedging, none, ends
+/// where the call starts instead of being kept, unread, to its end.
+#[inline]
+fn never_hedged(_: CallHedging) {}
+
 impl<P, F, O, M, W, U, H, X, Tm> fmt::Debug for Retrying<'_, P, F, O, M, W, U, H, X, Tm> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Retrying").finish_non_exhaustive()
@@ -505,8 +510,10 @@ where
     ///
     /// # Errors
     /// As [`call`](Retrying::call).
+    #[inline]
     pub fn run(self) -> Result<Retried<V>, RetryError<E, U::Unready>> {
-        let Retrying { policy, op, classifier, ready, hooks, cancel, timer, .. } = self;
+        let Retrying { policy, op, classifier, ready, hooks, cancel, timer, hedging, .. } = self;
+        never_hedged(hedging);
         let judge = Call { classifier: classifier.pick(&policy.classifier), ready: &ready };
         let (sleeper, clock) = (timer.sleeper(), timer.clock());
         crate::retry::blocking::drive(policy, &policy.limits, op, &judge, &hooks, sleeper, clock, cancel)
@@ -541,15 +548,33 @@ where
     /// # Errors
     /// A [`RetryError`] with the stop reason, the attempts made and what
     /// the last attempt left.
-    pub async fn call(self) -> Result<V, RetryError<E, U::Unready>> {
-        self.run().await.map(|done| done.value)
+    //
+    // Not an `async fn` awaiting `run`, which would wrap the retrying in one
+    // more future to build, poll through and drop on every call: `call` and
+    // `run` both return `retry_then`'s future itself.
+    pub fn call(
+        self,
+    ) -> impl Future<Output = Result<V, RetryError<E, U::Unready>>> + use<'p, S, C, T, F, Fut, V, E, W, U, H, X, Tm>
+    {
+        self.retry_then(|done| done.value)
     }
 
     /// Like [`call`](Retrying::call), with the attempts made and the time waited.
     ///
     /// # Errors
     /// As [`call`](Retrying::call).
-    pub async fn run(self) -> Result<Retried<V>, RetryError<E, U::Unready>> {
+    pub fn run(
+        self,
+    ) -> impl Future<Output = Result<Retried<V>, RetryError<E, U::Unready>>>
+           + use<'p, S, C, T, F, Fut, V, E, W, U, H, X, Tm> {
+        self.retry_then(|done| done)
+    }
+
+    /// The retrying, its success given to the caller as `finish` makes it.
+    async fn retry_then<R>(
+        self,
+        finish: impl FnOnce(Retried<V>) -> R,
+    ) -> Result<R, RetryError<E, U::Unready>> {
         let Retrying { policy, mut op, classifier, ready, hooks, cancel, timer, hedging, .. } = self;
         let judge = Call { classifier: classifier.pick(&policy.classifier), ready: &ready };
         let (sleeper, clock) = (timer.sleeper(), timer.clock());
@@ -573,6 +598,8 @@ where
             hedging,
             crate::retry::future::drive(policy, limits, send, &judge, &hooks, sleeper, clock, cancel).await,
         );
-        outcome.map_err(|stopped| stopped.into_error(<Call<'_, W::Classifier, U> as Judge<V, E>>::last))
+        outcome
+            .map(finish)
+            .map_err(|stopped| stopped.into_error(<Call<'_, W::Classifier, U> as Judge<V, E>>::last))
     }
 }

@@ -7,7 +7,7 @@
 
 use std::io;
 use std::sync::mpsc;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use staggered::sleep::{BlockingSleeper, StdClock, StdSleeper};
@@ -67,6 +67,35 @@ async fn an_async_cancel_during_an_attempt_drops_it_and_stops_at_once() {
         let last = err.error().map(ToString::to_string);
         assert_eq!(last, (hanging == 2).then(|| "attempt 1 failed".to_owned()));
     }
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_attempt_cancelled_in_flight_is_dropped_before_the_give_up_is_heard() {
+    /// Logs its drop: the attempt's future holds it.
+    struct Logged(Arc<Mutex<Vec<&'static str>>>);
+    impl Drop for Logged {
+        fn drop(&mut self) {
+            self.0.lock().unwrap().push("attempt dropped");
+        }
+    }
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let policy = RetryPolicy::new(exponential(5));
+    let call = policy
+        .retry(|_| {
+            let logged = Logged(log.clone());
+            async move {
+                let _logged = logged;
+                std::future::pending::<()>().await;
+                Ok::<(), io::Error>(())
+            }
+        })
+        .on_give_up(|_| log.lock().unwrap().push("give-up heard"))
+        .cancel_on(tokio::time::sleep(Duration::from_secs(1)))
+        .call();
+    let err = within_a_minute(call).await.unwrap_err();
+    assert_eq!(err.reason(), StopReason::Cancelled);
+    // The hooks hear of a call whose attempt is already gone.
+    assert_eq!(*log.lock().unwrap(), ["attempt dropped", "give-up heard"]);
 }
 
 /// `StdSleeper`, the real one, that first says on `started` how long it is
