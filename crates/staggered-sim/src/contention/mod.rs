@@ -158,9 +158,9 @@ fn simulate_all(config: &ContentionConfig, progress: &Progress) -> ContentionRep
 
 /// The job with this index: runs are numbered within cells, cells are
 /// (client count, strategy) pairs, client counts major.
-fn simulate_job<'b>(
-    config: &'b ContentionConfig,
-    scratch: &mut Scratch<'b>,
+fn simulate_job(
+    config: &ContentionConfig,
+    scratch: &mut Scratch,
     index: usize,
     progress: &Progress,
 ) -> RunOutcome {

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use staggered::{Action, Backoff, Decision, Delays, Failure, FastRng, Limits, NoBudget};
 
-use crate::engine::{prefetch, Engine};
+use crate::engine::Engine;
 use crate::experiment::Progress;
 use crate::rng::{derive, Normal};
 use crate::units::{elapsed, to_units};
@@ -28,8 +28,7 @@ pub struct RunOutcome {
 /// the version its read saw.
 ///
 /// Packed in 8 bytes (the client in the low 31 bits, the top bit set for a
-/// write), so a queued event is 16 bytes in the radix queue and 24 in the
-/// heap instead of 24 and 32.
+/// write), so a queued event is 24 bytes instead of 32.
 #[derive(Debug, Clone, Copy)]
 struct Message {
     tagged: u32,
@@ -52,11 +51,6 @@ impl Message {
     }
 }
 
-/// How many events ahead a run asks for a client's state: enough to
-/// overlap a miss to main memory, few enough that the forecast holds
-/// (measured at 10^5 clients: about 15 s with 2, 17.5 s with 4, 22 s without).
-const LOOK_AHEAD: usize = 2;
-
 /// How many finished clients a run counts before it adds them to the
 /// shared [`Progress`]: one atomic add per client, from two threads, moved
 /// its cache line between the cores about a million times in the published
@@ -65,11 +59,8 @@ const PROGRESS_BATCH: u32 = 1024;
 
 /// One client's retry state: the library's sans-IO decision over the
 /// client's own delays, with no limit besides the schedule's end (the
-/// published clients retry until their write succeeds). The delays read
-/// the one shared [`Backoff`] and the decision the one shared [`Limits`]
-/// instead of copying them: a client's state is less than half the size,
-/// and more of a fleet of 10^5 clients stays in cache.
-type Client<'b> = Decision<Delays<FastRng, &'b Backoff>, NoBudget, &'static Limits>;
+/// published clients retry until their write succeeds).
+type Client = Decision<Delays<FastRng>, NoBudget>;
 
 /// The one place a client decides what follows a failed write: the library's
 /// [`Decision`], told that the write failed transiently (no server hint)
@@ -77,7 +68,7 @@ type Client<'b> = Decision<Delays<FastRng, &'b Backoff>, NoBudget, &'static Limi
 /// retry rule of its own. Without a hint the decision draws nothing itself,
 /// so the delays are exactly the schedule's: `Retry(delay)` is its next delay.
 #[inline]
-fn after_failure(client: &mut Client<'_>, since_start: Duration) -> Action {
+fn after_failure(client: &mut Client, since_start: Duration) -> Action {
     client.on_failure(&Failure::TRANSIENT, since_start)
 }
 
@@ -97,9 +88,9 @@ impl Network {
 /// The allocations a thread reuses from run to run: the event queue and the
 /// clients' retry decisions.
 #[derive(Debug, Default)]
-pub(crate) struct Scratch<'b> {
+pub(crate) struct Scratch {
     engine: Engine<Message>,
-    clients: Vec<Client<'b>>,
+    clients: Vec<Client>,
 }
 
 /// Keys that separate the network's generator from the clients'.
@@ -109,10 +100,10 @@ const CLIENTS: u64 = 1;
 /// Simulates one run with `clients` clients walking `backoff`, every generator
 /// derived from `seed`, adding the clients that are done to `progress` as it
 /// goes (in batches of [`PROGRESS_BATCH`], the rest at the end).
-pub(crate) fn simulate<'b>(
-    scratch: &mut Scratch<'b>,
+pub(crate) fn simulate(
+    scratch: &mut Scratch,
     clients: u32,
-    backoff: &'b Backoff,
+    backoff: &Backoff,
     (hop_mean, hop_sd): (f64, f64),
     seed: u64,
     progress: &Progress,
@@ -123,7 +114,7 @@ pub(crate) fn simulate<'b>(
     // Each client's schedule owns its generator, so clients never share draws.
     decisions.extend((0..clients).map(|i| {
         let rng = FastRng::seed(derive(&[seed, CLIENTS, u64::from(i)]));
-        Decision::new(backoff.borrowed_delays(rng), &Limits::NONE)
+        Decision::new(backoff.delays_with_rng(rng), Limits::NONE)
     }));
     let mut network =
         Network { normal: Normal::new(hop_mean, hop_sd), rng: FastRng::seed(derive(&[seed, NETWORK])) };
@@ -166,15 +157,7 @@ pub(crate) fn simulate<'b>(
             done = 0;
         }
         None
-    }) {
-        // In a large fleet, the client of an event a few ahead is likely
-        // out of cache: ask for its state now (see `engine::prefetch`).
-        if let Some(&Message { tagged, .. }) = engine.upcoming(LOOK_AHEAD) {
-            if let Some(client) = decisions.get((tagged & !WRITE) as usize) {
-                prefetch(client);
-            }
-        }
-    }
+    }) {}
     progress.add(u64::from(done));
     RunOutcome { calls, time: last_event, gave_up }
 }
@@ -226,22 +209,12 @@ mod tests {
         // schedule's delays, which keeps the published grid bit-identical.
         for strategy in ContentionStrategy::PUBLISHED {
             let backoff = strategy.backoff(5.0, 2000.0).unwrap();
-            let mut client: Client<'_> =
-                Decision::new(backoff.borrowed_delays(FastRng::seed(11)), &Limits::NONE);
+            let mut client: Client = Decision::new(backoff.delays_seeded(11), Limits::NONE);
             for (retry, expected) in backoff.delays_seeded(11).take(40).enumerate() {
                 let since_start = elapsed(100.0 * retry as f64);
                 assert_eq!(after_failure(&mut client, since_start), Action::Retry(expected), "{strategy}");
             }
         }
-    }
-
-    #[test]
-    fn a_client_keeps_only_its_own_state() {
-        // Delays that copied their schedule (112 bytes) and a decision that
-        // copied its limits (64 bytes) made a client 296 bytes, and a fleet
-        // of 10^5 clients spilled out of the cache.
-        let size = std::mem::size_of::<Client<'_>>();
-        assert!(size <= 136, "a client's state is {size} bytes");
     }
 
     #[test]

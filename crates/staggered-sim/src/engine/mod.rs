@@ -6,37 +6,15 @@
 //! they talk to the library's `Duration`s). Events come out in order of time,
 //! and events scheduled for the same instant come out in the order they were
 //! scheduled, so a run never depends on how the queue happens to break ties.
-//!
-//! # The queue
-//! While at most a few thousand events are pending, they wait in a binary
-//! heap ([`heap`]): it fits in the processor's fast caches, and its `log n`
-//! comparisons are cheaper than any bucket bookkeeping. Past
-//! [`TO_RADIX`] events every level of a heap's sift is a cache miss (at
-//! 10^5 clients the contention model spent 535 ns per call), so the events
-//! move to a radix queue over time ticks ([`radix`]), whose cost per event
-//! stays flat however many are pending; they move back below
-//! [`TO_HEAP`]. Both pop in exactly the same order, (time, scheduling
-//! order), so the switch never shows in a result.
+//! The queue is the standard library's binary heap, keyed on (time,
+//! scheduling order).
 
-mod heap;
-mod prefetch;
-mod radix;
-
-pub(crate) use prefetch::prefetch;
-
-use heap::Heap;
-use radix::RadixQueue;
-
-/// Pending events above which they move from the heap to the radix queue.
-const TO_RADIX: usize = 2048;
-/// Pending events below which they move back to the heap (well below
-/// [`TO_RADIX`], so a count hovering around it does not move them back and
-/// forth).
-const TO_HEAP: usize = 512;
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
 
 /// A virtual clock and the events scheduled on it.
 ///
-/// [`reset`](Engine::reset) empties it and keeps its allocations, so one
+/// [`reset`](Engine::reset) empties it and keeps its allocation, so one
 /// engine serves every run a thread simulates.
 ///
 /// ```
@@ -55,68 +33,113 @@ const TO_HEAP: usize = 512;
 /// ```
 #[derive(Debug, Clone)]
 pub struct Engine<E> {
-    /// The bits of the current time (those of the last event popped).
-    now: u64,
-    /// Whether the events are in `radix` (else in `heap`).
-    radix_mode: bool,
-    heap: Heap<E>,
-    radix: RadixQueue<E>,
+    /// The current time: that of the last event popped.
+    now: f64,
+    /// The scheduling order of the next event.
+    sequence: u64,
+    queue: BinaryHeap<Entry<E>>,
 }
+
+/// One scheduled event and its place in the order.
+#[derive(Debug, Clone)]
+struct Entry<E> {
+    /// The bits of the event's time, which order as the times do (every
+    /// time here is +0.0, positive or +infinity).
+    time: u64,
+    /// The scheduling order.
+    sequence: u64,
+    event: E,
+}
+
+impl<E> Entry<E> {
+    /// The event's time.
+    #[inline]
+    fn time(&self) -> f64 {
+        f64::from_bits(self.time)
+    }
+
+    /// Time and scheduling order as one integer, so one comparison orders by
+    /// both. (Stored as two `u64`s, an entry keeps their alignment: 24 bytes
+    /// with an 8-byte event rather than 32.)
+    #[inline]
+    fn order(&self) -> u128 {
+        (u128::from(self.time) << 64) | u128::from(self.sequence)
+    }
+}
+
+// `BinaryHeap` is a max-heap: the earliest entry must compare greatest.
+impl<E> Ord for Entry<E> {
+    #[inline]
+    fn cmp(&self, other: &Self) -> Ordering {
+        other.order().cmp(&self.order())
+    }
+}
+
+impl<E> PartialOrd for Entry<E> {
+    #[inline]
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl<E> PartialEq for Entry<E> {
+    fn eq(&self, other: &Self) -> bool {
+        self.order() == other.order()
+    }
+}
+
+impl<E> Eq for Entry<E> {}
 
 impl<E> Engine<E> {
     /// An empty engine at time 0.
     pub const fn new() -> Self {
-        Engine { now: 0, radix_mode: false, heap: Heap::new(), radix: RadixQueue::new() }
+        Engine { now: 0.0, sequence: 0, queue: BinaryHeap::new() }
     }
 
     /// An empty engine at time 0 with room for `capacity` pending events.
     pub fn with_capacity(capacity: usize) -> Self {
-        let mut engine = Engine::new();
-        engine.heap.reserve(capacity.min(TO_RADIX + 1));
-        engine
+        Engine { now: 0.0, sequence: 0, queue: BinaryHeap::with_capacity(capacity) }
     }
 
     /// Drops every pending event and winds the clock back to 0, keeping the
-    /// allocations.
+    /// allocation.
     pub fn reset(&mut self) {
-        self.heap.clear();
-        self.radix.clear_at(0);
-        self.radix_mode = false;
-        self.now = 0;
+        self.queue.clear();
+        self.sequence = 0;
+        self.now = 0.0;
     }
 
     /// The current virtual time: the time of the last event popped, 0 before any.
     #[inline]
     pub const fn now(&self) -> f64 {
-        f64::from_bits(self.now)
+        self.now
     }
 
     /// How many events are pending.
     #[inline]
     pub fn len(&self) -> usize {
-        if self.radix_mode {
-            self.radix.len()
-        } else {
-            self.heap.len()
-        }
+        self.queue.len()
     }
 
     /// Whether no event is pending.
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        self.queue.is_empty()
     }
 
-    /// The bits of `at`, checked to be at or after now.
-    #[inline(always)]
-    fn key(&self, at: f64) -> u64 {
-        if at.is_nan() || at < self.now() {
-            before_now(at, self.now());
+    /// `event` at `at`, next in the scheduling order.
+    ///
+    /// # Panics
+    /// If `at` is before now or is NaN.
+    #[inline]
+    fn entry(&mut self, at: f64, event: E) -> Entry<E> {
+        if at.is_nan() || at < self.now {
+            before_now(at, self.now);
         }
-        // `+ 0.0` turns -0.0 (which passes the check at time 0) into 0.0; every
-        // time here is then +0.0, positive or +infinity, whose bits order as
-        // the numbers do.
-        (at + 0.0).to_bits()
+        // `+ 0.0` turns -0.0 (which passes the check at time 0) into 0.0.
+        let entry = Entry { time: (at + 0.0).to_bits(), sequence: self.sequence, event };
+        self.sequence += 1;
+        entry
     }
 
     /// Schedules `event` at time `at`.
@@ -125,22 +148,33 @@ impl<E> Engine<E> {
     /// If `at` is before [`now`](Engine::now) or is NaN: time never runs backwards.
     #[inline]
     pub fn schedule_at(&mut self, at: f64, event: E) {
-        let key = self.key(at);
-        if self.radix_mode {
-            self.radix.push(key, event);
-        } else {
-            self.heap.push(key, event);
-            if self.heap.len() > TO_RADIX {
-                self.move_to_radix();
-            }
-        }
+        let entry = self.entry(at, event);
+        self.queue.push(entry);
+    }
+
+    /// Schedules `event` `delay` time units from now.
+    ///
+    /// # Panics
+    /// If `delay` is negative or NaN.
+    #[inline]
+    pub fn schedule_in(&mut self, delay: f64, event: E) {
+        self.schedule_at(self.now + delay, event);
+    }
+
+    /// The next event, advancing the clock to its time; `None` when nothing is
+    /// pending (the clock then stays at the last event's time).
+    #[inline]
+    pub fn pop(&mut self) -> Option<E> {
+        let entry = self.queue.pop()?;
+        self.now = entry.time();
+        Some(entry.event)
     }
 
     /// Handles the next event: advances the clock to its time and calls
     /// `handle(now, event)`. If `handle` returns `Some((at, next))`, `next` is
     /// scheduled at `at`, exactly as [`schedule_at`](Engine::schedule_at)
-    /// would (in the heap, in the handled event's slot: one sift instead of
-    /// a pop and a push). Returns `false`, without calling `handle`, when
+    /// would, in the handled event's place in the heap: one sift instead of
+    /// a pop and a push. Returns `false`, without calling `handle`, when
     /// nothing is pending.
     ///
     /// ```
@@ -155,118 +189,25 @@ impl<E> Engine<E> {
     ///
     /// # Panics
     /// If the returned time is before the handled event's time, or NaN.
-    #[inline(always)]
+    #[inline]
     pub fn step(&mut self, handle: impl FnOnce(f64, E) -> Option<(f64, E)>) -> bool
     where
         E: Copy,
     {
-        // The handler is called from one place, so it is inlined once.
-        let popped = self.radix_mode;
-        let event = if popped {
-            let Some(event) = self.pop() else { return false };
-            event
-        } else {
-            let (Some(key), Some(&event)) = (self.heap.peek_key(), self.heap.peek()) else { return false };
-            self.now = key;
-            event
-        };
-        match handle(self.now(), event) {
-            Some((at, next)) if popped => self.schedule_at(at, next),
+        let Some(first) = self.queue.peek() else { return false };
+        let event = first.event;
+        self.now = first.time();
+        match handle(self.now, event) {
             Some((at, next)) => {
-                let key = self.key(at);
-                self.heap.replace_first(key, next);
+                let entry = self.entry(at, next);
+                // Dropping the `PeekMut` sifts the new entry down to its place.
+                *self.queue.peek_mut().expect("the handled event is pending") = entry;
             }
-            None if popped => {}
             None => {
-                self.heap.pop();
+                self.queue.pop();
             }
         }
         true
-    }
-
-    /// The event that comes `after` events after the next one, when the
-    /// queue already knows it without work: only among many pending events
-    /// (in the radix queue, within the current tick). A handler that reads
-    /// memory chosen by the event (a client's state in a large fleet) can
-    /// ask for it early, while the events in between are handled. Only a
-    /// forecast: an event scheduled in the meantime may come first.
-    ///
-    /// ```
-    /// use staggered_sim::Engine;
-    ///
-    /// let mut engine = Engine::new();
-    /// for i in 0..10_000_u32 {
-    ///     engine.schedule_at(f64::from(i), i);
-    /// }
-    /// assert_eq!(engine.pop(), Some(0));
-    /// assert_eq!(engine.upcoming(2), Some(&3)); // after 1 and 2
-    /// assert_eq!(engine.pop(), Some(1));
-    /// ```
-    #[inline(always)]
-    pub fn upcoming(&self, after: usize) -> Option<&E> {
-        if self.radix_mode {
-            self.radix.upcoming(after)
-        } else {
-            None
-        }
-    }
-
-    /// Schedules `event` `delay` time units from now.
-    ///
-    /// # Panics
-    /// If `delay` is negative or NaN.
-    #[inline]
-    pub fn schedule_in(&mut self, delay: f64, event: E) {
-        self.schedule_at(self.now() + delay, event);
-    }
-
-    /// The next event, advancing the clock to its time; `None` when nothing is
-    /// pending (the clock then stays at the last event's time).
-    #[inline]
-    pub fn pop(&mut self) -> Option<E> {
-        if !self.radix_mode {
-            let (key, event) = self.heap.pop()?;
-            self.now = key;
-            return Some(event);
-        }
-        let (key, event) = self.radix.pop()?;
-        self.now = key;
-        if self.radix.len() < TO_HEAP {
-            self.move_to_heap();
-        }
-        Some(event)
-    }
-
-    /// Moves every pending event from the heap to the radix queue, in order.
-    #[cold]
-    fn move_to_radix(&mut self) {
-        let mut pending = Vec::with_capacity(self.heap.len());
-        while let Some(entry) = self.heap.pop() {
-            pending.push(entry);
-        }
-        self.heap.clear();
-        self.radix.clear_at(self.now);
-        // A tick width from the spacing of the pending events, until the
-        // queue measures the spacing of those it pops.
-        if let (Some(&(first, _)), Some(&(last, _))) = (pending.first(), pending.last()) {
-            let span = f64::from_bits(last) - f64::from_bits(first);
-            self.radix.set_gap(span / pending.len() as f64);
-        }
-        for (key, event) in pending {
-            self.radix.push(key, event);
-        }
-        self.radix_mode = true;
-    }
-
-    /// Moves every pending event from the radix queue to the heap, in order.
-    #[cold]
-    fn move_to_heap(&mut self) {
-        self.heap.clear();
-        while let Some((key, event)) = self.radix.pop() {
-            self.heap.push(key, event);
-        }
-        self.radix.clear_at(self.now);
-        self.radix_mode = false;
     }
 }
 
@@ -343,68 +284,6 @@ mod tests {
         assert_eq!(stepped, popped);
         assert!(popped.len() > 40, "{}", popped.len());
         assert_eq!(by_step.now(), by_pop.now());
-    }
-
-    #[test]
-    fn moves_between_heap_and_radix_queue_without_changing_the_order() {
-        // Up past `TO_RADIX` (with ties), down below `TO_HEAP`, up again;
-        // the order is (time, scheduling order) throughout, and the engine
-        // really changes its queue on the way (the integration tests hold
-        // it to a reference heap on random workloads).
-        let mut engine = Engine::new();
-        let mut expected = Vec::new();
-        let time = |i: u32| f64::from(i % 997) * 0.25 + f64::from(i / 3000) * 1000.0;
-        for i in 0..3000 {
-            engine.schedule_at(time(i), i);
-            expected.push((time(i), i));
-        }
-        assert!(engine.radix_mode);
-        expected.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        let mut expected = expected.into_iter();
-        for _ in 0..2700 {
-            assert_eq!(engine.pop().map(|i| (engine.now(), i)), expected.next());
-        }
-        assert!(!engine.radix_mode);
-        let rest: Vec<_> = expected.collect();
-        let mut more: Vec<_> = (3000..6000).map(|i| (time(i), i)).collect();
-        for &(at, i) in &more {
-            engine.schedule_at(at, i);
-        }
-        assert!(engine.radix_mode);
-        more.extend(rest);
-        more.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        let popped: Vec<_> = std::iter::from_fn(|| engine.pop().map(|i| (engine.now(), i))).collect();
-        assert_eq!(popped, more);
-        assert!(!engine.radix_mode && engine.is_empty());
-    }
-
-    #[test]
-    fn upcoming_names_the_events_that_pop_next() {
-        // Many pending events with ties and uneven gaps: whatever `upcoming`
-        // names is exactly what pops that many events later, and among many
-        // events it names some.
-        let mut engine = Engine::new();
-        let time = |i: u32| f64::from(i % 1009) * 0.37 + f64::from(i % 3);
-        for i in 0..5000 {
-            engine.schedule_at(time(i), i);
-        }
-        let mut named = 0;
-        for step in 0.. {
-            if engine.is_empty() {
-                break;
-            }
-            // A clone copies the queue's buckets: one look in 25 pops.
-            for after in [0, 1, 4].into_iter().filter(|_| step % 25 == 0) {
-                if let Some(&soon) = engine.upcoming(after) {
-                    let mut ahead = engine.clone();
-                    let popped: Vec<_> = (0..=after).map(|_| ahead.pop()).collect();
-                    assert_eq!(popped[after], Some(soon), "{after} after the next");
-                    named += 1;
-                }
-            }
-            engine.pop();
-        }
-        assert!(named > 100, "{named}");
     }
 
     #[test]
