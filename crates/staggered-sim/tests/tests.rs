@@ -34,7 +34,7 @@ mod reproduction {
     use std::sync::OnceLock;
 
     use staggered::Strategy;
-    use staggered_sim::{run_contention, ContentionConfig, ContentionReport, ContentionStrategy};
+    use staggered_sim::{ContentionParams, ContentionReport, ContentionStrategy, Experiment};
 
     /// Standard deviations of the difference allowed: a correct model fails
     /// one comparison with probability about 6e-5, and the seed is fixed.
@@ -56,9 +56,9 @@ mod reproduction {
     fn published_point() -> &'static ContentionReport {
         static REPORT: OnceLock<ContentionReport> = OnceLock::new();
         REPORT.get_or_init(|| {
-            let config = ContentionConfig::builder().with_clients([100]).build().unwrap();
-            assert_eq!(config.runs(), 100);
-            run_contention(&config)
+            let params = ContentionParams { clients: "100".parse().unwrap(), ..ContentionParams::default() };
+            assert_eq!(params.runs, 100);
+            params.run().unwrap()
         })
     }
 
@@ -131,9 +131,9 @@ mod reproduction {
     #[test]
     fn the_published_mapping_is_the_library_schedule() {
         // What the clients walk at the published parameters, in 2015 terms.
-        let config = ContentionConfig::published();
+        let params = ContentionParams::default();
         let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
-        for (strategy, backoff) in config.strategies().iter().zip(config.schedules()) {
+        for (strategy, backoff) in params.strategies.iter().zip(params.schedules().unwrap()) {
             let expected_base = match strategy {
                 ContentionStrategy::NoBackoff => 0.0,
                 ContentionStrategy::Backoff(Strategy::Decorrelated) => 5.0,
@@ -149,10 +149,15 @@ mod reproduction {
 mod determinism {
     use std::num::NonZeroUsize;
 
-    use staggered_sim::{run_contention, ContentionConfig, ContentionStrategy};
+    use staggered_sim::{ContentionParams, ContentionStrategy, Experiment, Progress};
 
-    fn small() -> ContentionConfig {
-        ContentionConfig::builder().with_clients([10, 40]).with_runs(12).with_seed(99).build().unwrap()
+    fn small() -> ContentionParams {
+        ContentionParams {
+            clients: "10,40".parse().unwrap(),
+            runs: 12,
+            seed: 99,
+            ..ContentionParams::default()
+        }
     }
 
     #[test]
@@ -160,21 +165,20 @@ mod determinism {
         let reports: Vec<_> = [1, 2, 3, 7]
             .into_iter()
             .map(|threads| {
-                let config = small().to_builder().with_threads(NonZeroUsize::new(threads).unwrap());
-                run_contention(&config.build().unwrap())
+                small().run_with_progress(&Progress::on_threads(NonZeroUsize::new(threads).unwrap())).unwrap()
             })
             .collect();
         for report in &reports[1..] {
-            // Bit-identical rows; the configurations differ only in threads.
+            // Bit-identical rows; the runs differ only in threads.
             assert_eq!(report.rows(), reports[0].rows());
         }
-        assert_eq!(run_contention(&small()), run_contention(&small()));
+        assert_eq!(small().run().unwrap(), small().run().unwrap());
     }
 
     #[test]
     fn different_seeds_give_different_reports() {
-        let a = run_contention(&small());
-        let b = run_contention(&small().to_builder().with_seed(100).build().unwrap());
+        let a = small().run().unwrap();
+        let b = ContentionParams { seed: 100, ..small() }.run().unwrap();
         assert_ne!(a.rows(), b.rows());
         // Every point differs, not just one.
         for (x, y) in a.rows().iter().zip(b.rows()) {
@@ -185,15 +189,13 @@ mod determinism {
     #[test]
     fn a_point_does_not_depend_on_the_rest_of_the_experiment() {
         let full: ContentionStrategy = "full".parse().unwrap();
-        let alone = ContentionConfig::builder()
-            .with_clients([40])
-            .with_strategies([full])
-            .with_runs(12)
-            .with_seed(99)
-            .build()
-            .unwrap();
-        let alone = run_contention(&alone);
-        let among_others = run_contention(&small());
+        let alone = ContentionParams {
+            clients: "40".parse().unwrap(),
+            strategies: "full".parse().unwrap(),
+            ..small()
+        };
+        let alone = alone.run().unwrap();
+        let among_others = small().run().unwrap();
         assert_eq!(alone.row(40, full), among_others.row(40, full));
         // Runs are independent draws: their outcomes differ.
         let config = small();
@@ -203,35 +205,39 @@ mod determinism {
 }
 
 mod strategies {
-    use staggered::Strategy;
-    use staggered_sim::{run_contention, ContentionConfig, ContentionStrategy};
+    use staggered_sim::values::{List, Units};
+    use staggered_sim::{ContentionParams, ContentionStrategy, Experiment};
+
+    fn at_30(change: impl FnOnce(&mut ContentionParams)) -> ContentionParams {
+        let mut params =
+            ContentionParams { clients: "30".parse().unwrap(), runs: 10, ..ContentionParams::default() };
+        change(&mut params);
+        params
+    }
 
     #[test]
     fn every_spec_strategy_can_be_simulated() {
-        let all = Strategy::ALL.map(ContentionStrategy::Backoff);
-        let config = ContentionConfig::builder()
-            .with_clients([20])
-            .with_runs(5)
-            .with_strategies([ContentionStrategy::NoBackoff].into_iter().chain(all))
-            .build()
-            .unwrap();
-        let report = run_contention(&config);
+        let all = "none,constant,exponential,full,equal,decorrelated,proportional,additive,smooth";
+        let params = ContentionParams {
+            clients: "20".parse().unwrap(),
+            runs: 5,
+            strategies: all.parse().unwrap(),
+            ..Default::default()
+        };
+        let report = params.run().unwrap();
         assert_eq!(report.rows().len(), 9);
         for row in report.rows() {
             // Every client succeeds exactly once, so at least N calls.
             assert!(row.calls.min >= 20.0, "{}: {:?}", row.strategy, row.calls);
             assert!(row.time.max.is_finite() && row.time.min > 0.0, "{}: {:?}", row.strategy, row.time);
-            assert_eq!(row.gave_up, 0, "{}", row.strategy);
         }
     }
 
     #[test]
     fn base_and_cap_reach_the_schedules() {
         // A larger base slows every backoff strategy down but leaves none alone.
-        let config = |base| {
-            ContentionConfig::builder().with_clients([30]).with_runs(10).with_base(base).build().unwrap()
-        };
-        let (small, large) = (run_contention(&config(5.0)), run_contention(&config(50.0)));
+        let config = |base| at_30(|p| p.base = Units(base)).run().unwrap();
+        let (small, large) = (config(5.0), config(50.0));
         for (a, b) in small.rows().iter().zip(large.rows()) {
             if a.strategy == ContentionStrategy::NoBackoff {
                 assert_eq!(a, b);
@@ -239,8 +245,9 @@ mod strategies {
                 assert!(b.time.mean > a.time.mean, "{}", a.strategy);
             }
         }
-        let capped = ContentionConfig::builder().with_clients([30]).with_cap(40.0).build().unwrap();
-        let exponential = capped.schedules()[1];
+        let capped = at_30(|p| p.cap = Units(40.0));
+        let exponential = capped.schedules().unwrap()[1];
+        let _: &List<ContentionStrategy> = &capped.strategies;
         assert_eq!(exponential.max_delay(), std::time::Duration::from_millis(40));
     }
 }
@@ -420,11 +427,8 @@ mod overload {
     use std::sync::OnceLock;
     use std::time::Duration;
 
-    use staggered::budget::RatioBudgetBuilder;
-    use staggered::{Backoff, Strategy};
-    use staggered_sim::{
-        run_overload, OverloadConfig, OverloadError, OverloadPolicy, OverloadReport, Trigger,
-    };
+    use staggered_sim::values::{Capacity, Fraction, Jitter, Rate, Span, Window};
+    use staggered_sim::{Experiment, OverloadParams, OverloadReport, Policy, Progress};
 
     /// The claim: once a budget has drained, attempts per first attempt.
     const DRAINED_AMPLIFICATION: f64 = 1.25;
@@ -437,19 +441,18 @@ mod overload {
     /// sampling noise to allow for beyond that.
     const RARE_FAILURE_TOLERANCE: f64 = 0.001;
 
-    const BUDGETS: [OverloadPolicy; 3] =
-        [OverloadPolicy::TokenBucket, OverloadPolicy::Ratio, OverloadPolicy::Throttle];
+    const BUDGETS: [Policy; 3] = [Policy::TokenBucket, Policy::Ratio, Policy::Throttle];
 
     /// The default scenario, simulated once for the tests of this module.
     fn scenario() -> &'static OverloadReport {
         static REPORT: OnceLock<OverloadReport> = OnceLock::new();
-        REPORT.get_or_init(|| run_overload(&OverloadConfig::default()))
+        REPORT.get_or_init(|| OverloadParams::default().run().unwrap())
     }
 
     #[test]
     fn without_a_budget_retries_never_recover() {
         let report = scenario();
-        let retry = report.row(OverloadPolicy::Retry).unwrap();
+        let retry = report.row(Policy::Retry).unwrap();
         assert!(!retry.recovered, "{:?}", retry.recovery_time);
         assert_eq!(retry.recovery_time, None);
         // Every attempt times out, so every operation makes all 3: the
@@ -458,7 +461,7 @@ mod overload {
         let after_trigger = &retry.series.goodput[16..];
         assert!(after_trigger.iter().all(|&n| n == 0), "{after_trigger:?}");
         // The trigger alone is survivable: without retries the backlog drains.
-        let no_retry = report.row(OverloadPolicy::NoRetry).unwrap();
+        let no_retry = report.row(Policy::NoRetry).unwrap();
         assert!(no_retry.recovered);
         assert!(no_retry.recovery_time.unwrap() <= Duration::from_secs(6), "{:?}", no_retry.recovery_time);
     }
@@ -466,7 +469,7 @@ mod overload {
     #[test]
     fn with_each_budget_the_server_recovers() {
         let report = scenario();
-        let retry = report.row(OverloadPolicy::Retry).unwrap();
+        let retry = report.row(Policy::Retry).unwrap();
         for policy in BUDGETS {
             let row = report.row(policy).unwrap();
             assert!(row.recovered, "{policy}");
@@ -499,20 +502,21 @@ mod overload {
         // The buckets hold every single second under the bound too; the ratio
         // budget does not: when the withdrawals of its first burst leave the
         // window (10 s later) it allows a new burst, over 2x for a second.
-        for policy in [OverloadPolicy::TokenBucket, OverloadPolicy::Throttle] {
+        for policy in [Policy::TokenBucket, Policy::Throttle] {
             let peak = scenario().row(policy).unwrap().peak_amplification_drained.unwrap();
             assert!(peak <= DRAINED_AMPLIFICATION, "{policy}: {peak}");
         }
-        let ratio = scenario().row(OverloadPolicy::Ratio).unwrap();
+        let ratio = scenario().row(Policy::Ratio).unwrap();
         assert!(ratio.peak_amplification_drained.unwrap() > 2.0, "{ratio:?}");
     }
 
     #[test]
     fn rare_failures_cost_the_budgets_nothing() {
-        let config = OverloadConfig::builder().without_trigger().with_error_rate(0.01).build().unwrap();
-        let report = run_overload(&config);
-        let retry = report.row(OverloadPolicy::Retry).unwrap();
-        let no_retry = report.row(OverloadPolicy::NoRetry).unwrap();
+        let params =
+            OverloadParams { trigger: Window::None, error_rate: Fraction(0.01), ..OverloadParams::default() };
+        let report = params.run().unwrap();
+        let retry = report.row(Policy::Retry).unwrap();
+        let no_retry = report.row(Policy::NoRetry).unwrap();
         assert!(retry.goodput > 0.999, "{}", retry.goodput);
         assert!((0.985..0.995).contains(&no_retry.goodput), "{}", no_retry.goodput);
         for policy in BUDGETS {
@@ -531,23 +535,21 @@ mod overload {
     #[test]
     fn same_seed_same_report_on_any_number_of_threads() {
         let config =
-            OverloadConfig::builder().with_duration(Duration::from_secs(20)).with_seed(7).build().unwrap();
+            OverloadParams { duration: Span(Duration::from_secs(20)), seed: 7, ..OverloadParams::default() };
         let reports: Vec<_> = [1, 2, 3]
             .into_iter()
             .map(|threads| {
-                run_overload(
-                    &config.to_builder().with_threads(NonZeroUsize::new(threads).unwrap()).build().unwrap(),
-                )
+                config.run_with_progress(&Progress::on_threads(NonZeroUsize::new(threads).unwrap())).unwrap()
             })
             .collect();
         for report in &reports[1..] {
             assert_eq!(report.rows(), reports[0].rows());
         }
         // A policy's row does not depend on the others.
-        let alone = config.to_builder().with_policies([OverloadPolicy::Ratio]).build().unwrap();
-        assert_eq!(run_overload(&alone).rows()[0], *reports[0].row(OverloadPolicy::Ratio).unwrap());
+        let alone = OverloadParams { policies: "retry+ratio".parse().unwrap(), ..config.clone() };
+        assert_eq!(alone.run().unwrap().rows()[0], *reports[0].row(Policy::Ratio).unwrap());
         // Another seed gives other draws for every policy.
-        let other = run_overload(&config.to_builder().with_seed(8).build().unwrap());
+        let other = OverloadParams { seed: 8, ..config }.run().unwrap();
         for (a, b) in reports[0].rows().iter().zip(other.rows()) {
             assert_ne!(a.series, b.series, "{}", a.policy);
         }
@@ -558,62 +560,77 @@ mod overload {
         let report = scenario();
         let offered = &report.rows()[0].series.offered;
         assert!(report.rows().iter().all(|row| row.series.offered == *offered));
-        assert_eq!(report.rows().iter().map(|row| row.policy).collect::<Vec<_>>(), OverloadPolicy::ALL);
+        assert_eq!(
+            report.rows().iter().map(|row| row.policy).collect::<Vec<_>>(),
+            OverloadParams::default().policies.0
+        );
     }
 
     #[test]
     fn rejects_each_bad_parameter_by_name() {
-        let b = OverloadConfig::builder;
-        let secs = Duration::from_secs;
-        let unbounded = Backoff::builder(Strategy::Full).without_max_attempts().build().unwrap();
-        let cases = [
-            (b().with_duration(Duration::from_millis(999)), "invalid duration 999ms"),
-            (b().with_duration(secs(100_000)), "invalid duration 27h46m40s: must be between 1s and 24h"),
-            (b().with_arrival_rate(0.0), "invalid arrival-rate 0"),
-            (b().with_arrival_rate(f64::NAN), "invalid arrival-rate NaN"),
-            (b().with_service_rate(-1.0), "invalid service-rate -1"),
-            (b().with_timeout(Duration::ZERO), "invalid timeout 0s"),
+        let secs = |s| Span(Duration::from_secs(s));
+        let with = |change: fn(&mut OverloadParams)| {
+            let mut params = OverloadParams::default();
+            change(&mut params);
+            params.validate().unwrap_err()
+        };
+        let cases: [(fn(&mut OverloadParams), &str, &str); 16] = [
+            (|p| p.duration = Span(Duration::from_millis(999)), "duration", "invalid duration 999ms"),
             (
-                b().with_trigger(Trigger::new(secs(15), secs(10), 0.5)),
+                |p| p.duration = Span(Duration::from_secs(100_000)),
+                "duration",
+                "invalid duration 27h46m40s: must be between 1s and 24h",
+            ),
+            (|p| p.timeout = Span(Duration::ZERO), "timeout", "invalid timeout 0s"),
+            (
+                |p| p.trigger = Window::Between(Duration::from_secs(15), Duration::from_secs(10)),
+                "trigger",
                 "invalid trigger 15s..10s: must start before it ends",
             ),
             (
-                b().with_trigger(Trigger::new(secs(50), secs(61), 0.5)),
+                |p| p.trigger = Window::Between(Duration::from_secs(50), Duration::from_secs(61)),
+                "trigger",
                 "invalid trigger 50s..1m1s: ends after the run's duration, 1m",
             ),
-            (b().with_trigger(Trigger::new(secs(10), secs(15), 0.0)), "invalid trigger-capacity 0"),
-            (b().with_error_rate(1.01), "invalid error-rate 1.01"),
-            (b().with_policies([]), "invalid policies: give at least one"),
+            (|p| p.trigger_capacity = Capacity::Share(0.0), "trigger_capacity", "invalid trigger-capacity 0"),
+            (|p| p.policies.0.clear(), "policies", "invalid policies: give at least one"),
             (
-                b().with_policies([OverloadPolicy::Retry, OverloadPolicy::Retry]),
+                |p| p.policies = "retry,retry".parse().unwrap(),
+                "policies",
                 "invalid policies: retry is given twice",
             ),
-            (b().with_backoff(unbounded), "invalid backoff"),
+            (|p| p.attempts = 0, "attempts", "invalid max_attempts 0"),
+            (|p| p.ratio_ttl = Span(Duration::ZERO), "ratio_ttl", "invalid budget for retry+ratio"),
+            (|p| p.throttle_max_tokens = 0, "throttle_max_tokens", "invalid budget for retry+throttle"),
             (
-                b().with_ratio_budget(RatioBudgetBuilder::new().with_ttl(secs(0))),
-                "invalid budget for retry+ratio",
+                |p| p.throttle_token_ratio = 20.0,
+                "throttle_token_ratio",
+                "invalid budget for retry+throttle: invalid token_ratio 20",
             ),
-            (b().with_retry_throttle(0, 0.1), "invalid budget for retry+throttle"),
-            (b().with_recovery(0.0, secs(5)), "invalid recovery-threshold 0"),
-            (b().with_recovery(0.95, Duration::from_millis(5500)), "invalid recovery-window 5.5s"),
-            (b().with_arrival_rate(1e7).with_duration(secs(60)), "invalid arrival-rate and duration"),
+            (|p| p.recovery_threshold = Fraction(0.0), "recovery_threshold", "invalid recovery-threshold 0"),
             (
-                b().with_arrival_rate(1e6)
-                    .with_duration(secs(60))
-                    .with_backoff(Backoff::builder(Strategy::Full).with_max_attempts(100).build().unwrap()),
+                |p| p.recovery_window = Span(Duration::from_millis(5500)),
+                "recovery_window",
+                "invalid recovery-window 5.5s",
+            ),
+            (|p| p.arrival_rate = Rate(1e7), "arrival_rate", "invalid arrival-rate and duration"),
+            (
+                |p| (p.arrival_rate, p.attempts) = (Rate(1e6), 100),
+                "attempts",
                 "invalid backoff: the operations expected times max_attempts could be 6000000000 attempts",
             ),
         ];
-        for (builder, message) in cases {
-            let err = builder.build().unwrap_err().to_string();
-            assert!(err.starts_with(message), "{err:?} does not start with {message:?}");
+        for (change, field, message) in cases {
+            let err = with(change);
+            assert_eq!(err.fields()[0], field, "{err}");
+            assert!(err.to_string().starts_with(message), "{err:?} does not start with {message:?}");
         }
-        let err = b().with_retry_throttle(10, 20.0).build().unwrap_err();
-        assert!(matches!(err, OverloadError::Budget { policy: OverloadPolicy::Throttle, .. }), "{err:?}");
-        let source = std::error::Error::source(&err).expect("the library's reason").to_string();
-        assert!(source.starts_with("invalid token_ratio 20"), "{source}");
-        assert_eq!(err.parameter(), "throttle-token-ratio");
-        assert_eq!("bogus".parse::<OverloadPolicy>(), Err(OverloadError::UnknownPolicy("bogus".into())));
+        let _ = (secs(1), Jitter(staggered::Strategy::Full));
+        assert_eq!(
+            "bogus".parse::<Policy>().unwrap_err(),
+            "unknown policy \"bogus\": expected one of no-retry, retry, retry+token-bucket, retry+ratio, \
+             retry+throttle, adaptive"
+        );
     }
 }
 
@@ -622,19 +639,17 @@ mod overload {
 mod reports {
     use std::time::Duration;
 
-    use serde_json::Value;
     use staggered::Preset;
-    use staggered_sim::{
-        run_contention, run_overload, ContentionConfig, OverloadConfig, OverloadPolicy, Present,
-        ScheduleQuery,
-    };
+    use staggered_sim::values::Span;
+    use staggered_sim::{ContentionParams, Experiment, OverloadParams, Present, ScheduleQuery};
 
     #[test]
     fn a_contention_report_serializes_its_configuration_and_rows() {
-        let config = ContentionConfig::builder().with_clients([5]).with_runs(2).build().unwrap();
-        let report = run_contention(&config);
+        let params =
+            ContentionParams { clients: "5".parse().unwrap(), runs: 2, ..ContentionParams::default() };
+        let report = params.run().unwrap();
         let json = serde_json::to_value(&report).unwrap();
-        assert_eq!(json["config"]["clients"], Value::from(vec![5]));
+        assert_eq!(json["config"]["clients"], "5");
         assert_eq!(json["config"]["strategies"][4], "decorrelated");
         assert_eq!(json["rows"][3]["strategy"], "full");
         assert_eq!(json["rows"][3]["calls"]["mean"], report.rows()[3].calls.mean);
@@ -643,18 +658,18 @@ mod reports {
 
     #[test]
     fn an_overload_report_serializes_durations_and_budgets_as_people_write_them() {
-        let config = OverloadConfig::builder()
-            .with_duration(Duration::from_secs(20))
-            .with_policies([OverloadPolicy::Retry, OverloadPolicy::Ratio])
-            .build()
-            .unwrap();
-        let report = run_overload(&config);
+        let params = OverloadParams {
+            duration: Span(Duration::from_secs(20)),
+            policies: "retry,retry+ratio".parse().unwrap(),
+            ..OverloadParams::default()
+        };
+        let report = params.run().unwrap();
         let json = serde_json::to_value(&report).unwrap();
         assert_eq!(json["config"]["duration"], "20s");
-        assert_eq!(json["config"]["trigger"]["start"], "10s");
-        assert_eq!(json["config"]["backoff"]["max_attempts"], 3);
-        assert_eq!(json["config"]["token_bucket"]["capacity"], 500);
-        assert_eq!(json["config"]["ratio_budget"]["ttl"], "10s");
+        assert_eq!(json["config"]["trigger"], "10s..15s");
+        assert_eq!(json["backoff"]["max_attempts"], 3);
+        assert_eq!(json["config"]["bucket_capacity"], 500);
+        assert_eq!(json["config"]["ratio_ttl"], "10s");
         assert_eq!(json["rows"][1]["policy"], "retry+ratio");
         assert_eq!(json["rows"][0]["series"]["offered"].as_array().unwrap().len(), 20);
         let view = report.present();
@@ -692,8 +707,9 @@ mod throttling {
     use std::sync::OnceLock;
     use std::time::Duration;
 
+    use staggered_sim::values::{Rate, Span};
     use staggered_sim::{
-        run_throttling, Present, ThrottlingConfig, ThrottlingPolicy, ThrottlingReport, ThrottlingRow,
+        Experiment, Policy, Present, Progress, ThrottlingParams, ThrottlingReport, ThrottlingRow,
     };
 
     /// The claims, as the guide states them: adaptive throttles at most
@@ -705,34 +721,34 @@ mod throttling {
     const SETTLED: f64 = 0.25;
 
     /// A small fleet with the default's proportions: twice the limit offered.
-    fn small() -> ThrottlingConfig {
-        ThrottlingConfig::builder()
-            .with_clients(5)
-            .with_arrival_rate(200.0)
-            .with_rate_limit(100.0)
-            .with_duration(Duration::from_secs(30))
-            .build()
-            .unwrap()
+    fn small() -> ThrottlingParams {
+        ThrottlingParams {
+            clients: 5,
+            arrival_rate: Rate(200.0),
+            rate_limit: Rate(100.0),
+            duration: Span(Duration::from_secs(30)),
+            ..ThrottlingParams::default()
+        }
     }
 
     fn scenario() -> &'static ThrottlingReport {
         static REPORT: OnceLock<ThrottlingReport> = OnceLock::new();
-        REPORT.get_or_init(|| run_throttling(&small()))
+        REPORT.get_or_init(|| small().run().unwrap())
     }
 
-    fn row(report: &ThrottlingReport, policy: ThrottlingPolicy) -> &ThrottlingRow {
+    fn row(report: &ThrottlingReport, policy: Policy) -> &ThrottlingRow {
         report.row(policy).unwrap()
     }
 
     #[test]
     fn adaptive_throttles_at_most_half_as_often_as_retry_at_the_same_goodput() {
         let report = scenario();
-        let retry = row(report, ThrottlingPolicy::Retry);
-        let adaptive = row(report, ThrottlingPolicy::Adaptive);
+        let retry = row(report, Policy::Retry);
+        let adaptive = row(report, Policy::Adaptive);
         assert!(retry.throttled_fraction > 0.5, "{retry:?}");
         assert!(adaptive.throttled_fraction <= THROTTLED_SHARE * retry.throttled_fraction, "{adaptive:?}");
         assert!(adaptive.goodput >= retry.goodput - GOODPUT_LOSS, "{adaptive:?} against {retry:?}");
-        let limit = small().rate_limit();
+        let limit = small().rate_limit.0;
         assert!((adaptive.send_rate / limit - 1.0).abs() <= SETTLED, "{}", adaptive.send_rate);
         // What the server could not take waited at the clients.
         assert!(adaptive.wait_p50 > retry.wait_p99, "{adaptive:?}");
@@ -742,9 +758,9 @@ mod throttling {
     #[test]
     fn retries_add_attempts_not_goodput_and_the_quota_refuses_most() {
         let report = scenario();
-        let no_retry = row(report, ThrottlingPolicy::NoRetry);
-        let retry = row(report, ThrottlingPolicy::Retry);
-        let standard = row(report, ThrottlingPolicy::TokenBucket);
+        let no_retry = row(report, Policy::NoRetry);
+        let retry = row(report, Policy::Retry);
+        let standard = row(report, Policy::TokenBucket);
         assert_eq!(no_retry.attempts_per_operation, no_retry.attempts as f64 / no_retry.operations as f64);
         assert!(no_retry.attempts <= no_retry.operations);
         assert!((0.4..0.6).contains(&no_retry.throttled_fraction), "{no_retry:?}");
@@ -754,7 +770,7 @@ mod throttling {
         assert!(standard.attempts_per_operation < retry.attempts_per_operation);
         assert!(standard.throttled_fraction < retry.throttled_fraction);
         // The server admits its limit and a second's worth of tokens at most.
-        let most = small().rate_limit() * 31.0;
+        let most = small().rate_limit.0 * 31.0;
         for row in report.rows() {
             assert!((row.succeeded as f64) <= most, "{row:?}");
             // Every admitted attempt succeeded, unless its answer was still on its way at the end.
@@ -766,26 +782,24 @@ mod throttling {
 
     #[test]
     fn with_a_limit_of_twice_the_load_nothing_is_throttled_and_adaptive_is_retry() {
-        let config = small().to_builder().with_rate_limit(400.0).build().unwrap();
-        let report = run_throttling(&config);
+        let report = ThrottlingParams { rate_limit: Rate(400.0), ..small() }.run().unwrap();
         for row in report.rows() {
             assert_eq!((row.throttled, row.refused), (0, 0), "{row:?}");
         }
-        let retry = row(&report, ThrottlingPolicy::Retry);
-        let adaptive = row(&report, ThrottlingPolicy::Adaptive);
+        let retry = row(&report, Policy::Retry);
+        let adaptive = row(&report, Policy::Adaptive);
         let mut same = adaptive.clone();
-        same.policy = ThrottlingPolicy::Retry;
+        same.policy = Policy::Retry;
         assert_eq!(same, *retry);
         assert!(report.paragraphs()[0].starts_with("Nothing was throttled"));
     }
 
     #[test]
     fn threads_seeds_and_single_policies_agree() {
-        let one = small().to_builder().with_threads(NonZeroUsize::MIN).build().unwrap();
-        let report = run_throttling(&one);
+        let report = small().run_with_progress(&Progress::on_threads(NonZeroUsize::MIN)).unwrap();
         assert_eq!(report.rows(), scenario().rows());
-        assert_eq!(one.simulate(ThrottlingPolicy::Adaptive), report.rows()[3]);
-        let other = run_throttling(&small().to_builder().with_seed(7).build().unwrap());
+        assert_eq!(small().simulate(Policy::Adaptive).unwrap(), report.rows()[3]);
+        let other = ThrottlingParams { seed: 7, ..small() }.run().unwrap();
         assert_ne!(other.rows()[0].series.offered, report.rows()[0].series.offered);
     }
 
@@ -795,10 +809,10 @@ mod throttling {
         let json = serde_json::to_value(report).unwrap();
         assert_eq!(json["config"]["duration"], "30s");
         assert_eq!(json["config"]["hop"], "10ms");
-        assert_eq!(json["config"]["limiter"]["beta"], 0.7);
-        assert_eq!(json["config"]["token_bucket"]["throttled_cost"], 5);
+        assert_eq!(json["config"]["limiter_beta"], 0.7);
+        assert_eq!(json["config"]["bucket_throttled_cost"], 5);
         assert_eq!(json["rows"][3]["policy"], "adaptive");
-        assert_eq!(json["rows"][0]["series"]["sent"].as_array().unwrap().len(), 30);
+        assert_eq!(json["rows"][0]["series"]["arrivals"].as_array().unwrap().len(), 30);
         let view = report.present();
         assert_eq!(view.records.rows.len(), 4);
         assert_eq!(view.chart.unwrap().panels.len(), 4);

@@ -1,6 +1,6 @@
 //! One run of the 2015 contention model, on the engine.
 //!
-//! The reading of the model is documented on [`run_contention`](super::run_contention).
+//! The reading of the model is documented on the [scenario](super).
 
 use std::time::Duration;
 
