@@ -360,6 +360,50 @@ mod engine {
         Ok(handled)
     }
 
+    #[test]
+    fn events_scheduled_while_running_are_relative_to_now_and_reset_starts_over() {
+        let mut engine = Engine::new();
+        engine.schedule_in(2.0, 'a');
+        assert_eq!(engine.pop(), Some('a'));
+        engine.schedule_in(0.0, 'b');
+        engine.schedule_in(0.5, 'c');
+        assert_eq!(engine.len(), 2);
+        assert_eq!((engine.pop(), engine.now()), (Some('b'), 2.0));
+        assert_eq!((engine.pop(), engine.now()), (Some('c'), 2.5));
+        assert!(engine.is_empty());
+        engine.schedule_in(1.0, 'd');
+        engine.reset();
+        assert!(engine.is_empty());
+        assert_eq!(engine.now(), 0.0);
+        engine.schedule_at(0.5, 'e');
+        assert_eq!(engine.pop(), Some('e'));
+    }
+
+    #[test]
+    fn negative_zero_and_infinity_sort_as_numbers() {
+        let mut engine = Engine::new();
+        engine.schedule_at(f64::INFINITY, 'c');
+        engine.schedule_at(1e-300, 'b');
+        engine.schedule_at(-0.0, 'a');
+        assert_eq!([engine.pop(), engine.pop(), engine.pop()], [Some('a'), Some('b'), Some('c')]);
+        assert_eq!(engine.now(), f64::INFINITY);
+    }
+
+    #[test]
+    #[should_panic(expected = "before the current time")]
+    fn refuses_the_past() {
+        let mut engine = Engine::new();
+        engine.schedule_in(2.0, ());
+        engine.pop();
+        engine.schedule_at(1.0, ());
+    }
+
+    #[test]
+    #[should_panic(expected = "before the current time")]
+    fn refuses_nan() {
+        Engine::new().schedule_at(f64::NAN, ());
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(48))]
 
@@ -407,6 +451,329 @@ mod engine {
             }) {}
             prop_assert!(handled >= delays.len());
         }
+    }
+}
+
+/// Each scenario's parameters: their defaults, the types their values read
+/// and write as, and a validation that names the field at fault.
+mod parameters {
+    use std::fmt::{Debug, Display};
+    use std::num::NonZeroUsize;
+    use std::str::FromStr;
+    use std::time::Duration;
+
+    use staggered_sim::frontier::{Candidate, Entry, FrontierParams, FrontierReport};
+    use staggered_sim::values::{
+        self, Capacity, Clients, Fraction, List, Rate, Share, Span, Units, Values, Window,
+    };
+    use staggered_sim::{
+        ContentionParams, ContentionStrategy, Experiment, Progress, ThrottlingParams, Work, MAX_CLIENTS,
+        MAX_TOTAL_RUNS,
+    };
+
+    /// `text` parsed, written back, and parsed again to the same value.
+    fn round_trip<T: FromStr<Err = String> + Display + PartialEq + Debug>(text: &str) -> T {
+        let value: T = text.parse().unwrap();
+        assert_eq!(value.to_string().parse::<T>().unwrap(), value, "{text}");
+        value
+    }
+
+    #[test]
+    fn each_value_type_reads_its_forms_and_writes_what_reads_back() {
+        assert_eq!(round_trip::<Rate>(" 2.5e3/s ").0, 2500.0);
+        assert_eq!(round_trip::<Rate>("700").to_string(), "700/s");
+        assert_eq!(round_trip::<Fraction>("1%").0, 0.01);
+        assert_eq!(round_trip::<Share>("3").0, 3.0);
+        assert_eq!(round_trip::<Units>("2.5").0, 2.5);
+        assert_eq!(round_trip::<Span>("1.5s").0, Duration::from_millis(1500));
+        let window = Window::Between(Duration::from_secs(10), Duration::from_secs(15));
+        assert_eq!((round_trip::<Window>("10s..15s"), round_trip::<Window>("None")), (window, Window::None));
+        assert_eq!(round_trip::<Capacity>("50%"), Capacity::Share(0.5));
+        assert_eq!(round_trip::<Capacity>("500/s"), Capacity::Rate(500.0));
+        assert_eq!(Capacity::Rate(250.0).share_of(1000.0), 0.25);
+        assert_eq!(round_trip::<Values>("1..2/0.5, 7").0, [1.0, 1.5, 2.0, 7.0]);
+        assert_eq!(
+            round_trip::<Values>("0.1..0.3/0.1").0,
+            [0.1, 0.2, 0.3],
+            "as written, not 0.30000000000000004"
+        );
+        assert_eq!(round_trip::<Values>("1..1.9/0.5").0, [1.0, 1.5], "TO is a bound, not a value");
+        assert_eq!(round_trip::<Clients>("10..190/10").to_string(), "10..190/10");
+        assert_eq!(round_trip::<Clients>("5,1..3,20..40/10,7").to_string(), "5,1..3/1,20..40/10,7");
+        assert_eq!(round_trip::<Clients>("1,2,4,8").to_string(), "1,2,4,8");
+        assert_eq!("10,50,100".parse::<Clients>().unwrap().0, [10, 50, 100]);
+        assert_eq!(" 5 , 1..3 , 20..45/10".parse::<Clients>().unwrap().0, [5, 1, 2, 3, 20, 30, 40]);
+        assert_eq!("1..10/99999999999".parse::<Clients>().unwrap().0, [1]);
+        assert_eq!("1..1000/1".parse::<Clients>().unwrap().0.len(), Clients::MAX_POINTS);
+        assert_eq!(round_trip::<List<ContentionStrategy>>("NONE, full").to_string(), "none,full");
+    }
+
+    #[test]
+    fn each_value_type_says_what_is_wrong() {
+        fn err<T: FromStr<Err = String> + Debug>(text: &str) -> String {
+            text.parse::<T>().unwrap_err()
+        }
+        assert_eq!(err::<Rate>("0"), "the rate must be above 0 requests per second");
+        for bad in ["-1", "abc", "700/min", "inf", "NaN", "", "/s"] {
+            assert!(bad.parse::<Rate>().is_err(), "{bad}");
+        }
+        assert_eq!(err::<Fraction>("2"), "must be between 0 and 1 (0% and 100%)");
+        for bad in ["-0.1", "101%", "x", "NaN", "%"] {
+            assert!(bad.parse::<Fraction>().is_err(), "{bad}");
+        }
+        assert_eq!(err::<Share>("-1"), "must be at least 0");
+        assert!(err::<Units>("5ms").starts_with("\"5ms\" is not a number: contention counts"));
+        assert_eq!(err::<Units>("1e300"), "1e300 is not a positive number of time units up to 1e12");
+        assert_eq!(err::<Window>("15s..10s"), "the trigger must start before it ends: 15s is not before 10s");
+        assert!(err::<Window>("10..15s").starts_with("the start: missing unit"));
+        assert_eq!(err::<Capacity>("0x"), "the capacity must be above 0");
+        for bad in ["0", "-5", "x", "half", "NaNx"] {
+            assert!(bad.parse::<Capacity>().is_err(), "{bad}");
+        }
+        for (bad, message) in [
+            ("3..1/1", "range 3..1/1 counts down: FROM must not exceed TO"),
+            ("1..3", "range 1..3 needs a positive step, such as 1..3/0.5"),
+            ("1..3/0", "range 1..3/0 needs a positive step, such as 1..3/0.5"),
+            ("0..1e300/1e-300", "more than 1000 values"),
+            ("1,,2", "empty list item: expected numbers and ranges such as 2, 1,1.5,2 or 1..3/0.5"),
+        ] {
+            assert_eq!(err::<Values>(bad), message);
+        }
+        for garbage in ["x", "1..", "..3/1", "1..3/x", "NaN", "inf", "1..2..3/1"] {
+            assert!(err::<Values>(garbage).contains("is not a number or a range"), "{garbage}");
+        }
+        for (bad, message) in [
+            ("0..10/5", "client count 0 is not between 1 and 100000"),
+            ("100001", "client count 100001 is not between 1 and 100000"),
+            ("99999999999999999999999", "client count 99999999999999999999999 is not between 1 and 100000"),
+            ("10..5/1", "range 10..5/1 counts down: FROM must not exceed TO"),
+            ("10..190/0", "range 10..190/0 has step 0: the step must be at least 1"),
+            ("1..1000,5", "1001 client counts are more than the limit of 1000"),
+            ("10,,20", "empty list item: expected counts and ranges such as 100, 10,50,100 or 10..190/10"),
+        ] {
+            assert_eq!(err::<Clients>(bad), message, "{bad}");
+        }
+        for garbage in ["abc", "-5", "+5", "1e3", "10..", "..10", "10..20/x", "1...5", "10-20", "½"] {
+            assert!(err::<Clients>(garbage).contains("is not a count or a range"), "{garbage}");
+        }
+        assert!(err::<List<ContentionStrategy>>("full,fibonacci")
+            .starts_with("unknown strategy \"fibonacci\": expected one of none,"));
+    }
+
+    #[test]
+    fn counts_and_seeds_say_their_range() {
+        assert_eq!((values::count("5"), values::count(" 7 "), values::count("0")), (Ok(5), Ok(7), Ok(0)));
+        assert_eq!(values::count("4294967295"), Ok(u32::MAX));
+        assert_eq!(values::count("-1"), Err("must be at least 1".to_owned()));
+        assert_eq!(values::count("4294967296"), Err("must be at most 4294967295".to_owned()));
+        assert_eq!(values::count("1.5"), Err("must be a whole number from 1 to 4294967295".to_owned()));
+        assert_eq!((values::seed("0"), values::seed("18446744073709551615")), (Ok(0), Ok(u64::MAX)));
+        for bad in ["-1", "18446744073709551616", "seed", ""] {
+            assert_eq!(
+                values::seed(bad),
+                Err("a seed is a whole number from 0 to 18446744073709551615".to_owned())
+            );
+        }
+    }
+
+    /// The first field an error names, and its message.
+    fn invalid<P: Experiment + Default>(change: impl FnOnce(&mut P)) -> (&'static str, String) {
+        let mut params = P::default();
+        change(&mut params);
+        let err = params.validate().unwrap_err();
+        (err.fields()[0], err.to_string())
+    }
+
+    #[test]
+    fn contention_is_the_published_grid_and_names_the_field_at_fault() {
+        let params = ContentionParams::default();
+        assert_eq!((params.clients.to_string(), params.runs), ("10..190/10".to_owned(), 100));
+        assert_eq!(params.strategies.0, ContentionStrategy::PUBLISHED);
+        assert_eq!(params.work(), Work { total: 1900 * 5 * 100, unit: "clients" });
+        assert_eq!(params.validate(), Ok(()));
+        let full: ContentionStrategy = "full".parse().unwrap();
+        let cases: [(fn(&mut ContentionParams), &str, &str); 12] = [
+            (|p| p.clients.0.clear(), "clients", "invalid clients: give at least one client count"),
+            (|p| p.clients.0 = vec![10, 0], "clients", "invalid clients 0: must be between 1 and 100000"),
+            (|p| p.clients.0 = vec![10, 20, 10], "clients", "invalid clients: 10 is given twice"),
+            (|p| p.runs = 0, "runs", "invalid runs 0: must be at least 1"),
+            (|p| p.strategies.0.clear(), "strategies", "invalid strategies: give at least one strategy"),
+            (
+                |p| p.strategies = "full,full".parse().unwrap(),
+                "strategies",
+                "invalid strategies: full is given twice",
+            ),
+            (|p| p.hop_mean = -1.0, "hop_mean", "invalid hop-mean -1: must be a finite number, at least 0"),
+            (
+                |p| p.hop_sd = f64::INFINITY,
+                "hop_sd",
+                "invalid hop-sd inf: must be a finite number, at least 0",
+            ),
+            (|p| p.runs = 1_000_000, "runs", "invalid clients, strategies and runs: 95000000 runs in all"),
+            (
+                |p| (p.clients.0, p.runs) = (vec![MAX_CLIENTS], 3),
+                "runs",
+                "invalid clients, strategies and runs: 1.500e11 client pairs",
+            ),
+            (|p| p.cap = Units(9.0), "cap", "invalid cap 9: below exponential's first delay, 10 time units"),
+            (
+                |p| p.base = Units(3000.0),
+                "cap",
+                "invalid cap 2000: below exponential's first delay, 6000 time units",
+            ),
+        ];
+        for (change, field, message) in cases {
+            let (at, err) = invalid(change);
+            assert_eq!(at, field, "{err}");
+            assert!(err.starts_with(message), "{err}");
+        }
+        // One run of each published strategy at the largest client count is allowed.
+        let largest =
+            ContentionParams { clients: Clients(vec![MAX_CLIENTS]), runs: 1, ..ContentionParams::default() };
+        assert_eq!(largest.validate(), Ok(()));
+        // A list past the limit is refused by its length before any pass over it.
+        let counts = (0..=MAX_TOTAL_RUNS).map(|i| 1 + (i % 7) as u32).collect();
+        let long = ContentionParams {
+            clients: Clients(counts),
+            runs: 1,
+            strategies: List(vec![full]),
+            ..Default::default()
+        };
+        assert!(long.validate().unwrap_err().to_string().contains("10000001 runs in all"));
+    }
+
+    fn frontier() -> FrontierParams {
+        FrontierParams {
+            families: "full,smooth".parse().unwrap(),
+            scales: "1,3".parse().unwrap(),
+            multipliers: "1.5".parse().unwrap(),
+            clients: "8,16".parse().unwrap(),
+            runs: 3,
+            ..FrontierParams::default()
+        }
+    }
+
+    #[test]
+    fn a_frontier_s_references_are_the_contention_experiment_s_and_threads_do_not_matter() {
+        let params = frontier();
+        let mut reports = Vec::new();
+        for threads in [1, 2] {
+            let progress = Progress::on_threads(NonZeroUsize::new(threads).unwrap());
+            reports.push(params.run_with_progress(&progress).unwrap());
+            assert_eq!(progress.done(), params.work().total);
+            assert_eq!(params.work().total, (8 + 16) * (4 + 4) * 3);
+        }
+        assert_eq!(reports[0].rows(), reports[1].rows());
+        for row in params.contention().run().unwrap().rows() {
+            let entry = Entry::Reference(row.strategy);
+            let frontier = reports[0].rows().iter().find(|r| r.clients == row.clients && r.entry == entry);
+            assert_eq!(frontier.map(|f| (f.calls, f.time)), Some((row.calls, row.time)));
+        }
+        // A candidate does not depend on the others.
+        let alone = FrontierParams {
+            families: "smooth".parse().unwrap(),
+            scales: "3".parse().unwrap(),
+            ..frontier()
+        };
+        let smooth3 = |report: &FrontierReport| {
+            let rows = report.rows().iter().filter(|r| r.entry.name() == "smooth(scale 3)");
+            rows.map(|r| (r.calls, r.time)).collect::<Vec<_>>()
+        };
+        assert_eq!(smooth3(&reports[0]).len(), 2);
+        assert_eq!(smooth3(&reports[0]), smooth3(&alone.run().unwrap()));
+    }
+
+    #[test]
+    fn a_frontier_sweeps_every_family_by_the_values_it_reads_and_names_the_field_at_fault() {
+        let params = FrontierParams {
+            families: "smooth,floored".parse().unwrap(),
+            scales: "1,2".parse().unwrap(),
+            multipliers: "1.5".parse().unwrap(),
+            floors: "0,0.2".parse().unwrap(),
+            ..FrontierParams::default()
+        };
+        let names: Vec<String> = params.candidates().iter().map(Candidate::name).collect();
+        assert_eq!(
+            names,
+            [
+                "smooth(scale 1)",
+                "smooth(scale 2)",
+                "floored(scale 1, multiplier 1.5, floor 0)",
+                "floored(scale 1, multiplier 1.5, floor 0.2)",
+                "floored(scale 2, multiplier 1.5, floor 0)",
+                "floored(scale 2, multiplier 1.5, floor 0.2)",
+            ]
+        );
+        assert!(params.has_target());
+        assert_eq!(FrontierParams::default().candidates().len(), 6 * 3 + 6 * 3 * 3);
+        let cases: [(fn(&mut FrontierParams), &str, &str); 15] = [
+            (|p| p.families.0.clear(), "families", "invalid families: give at least one family"),
+            (|p| p.families = "full,full".parse().unwrap(), "families", "invalid families: full is given twice"),
+            (|p| p.scales.0.clear(), "scales", "invalid scales: give at least one value"),
+            (|p| p.scales = "1,1".parse().unwrap(), "scales", "invalid scales: 1 is given twice"),
+            (|p| p.scales = "-1".parse().unwrap(), "scales", "invalid scale -1: must be a positive number"),
+            (|p| p.multipliers = "0.9".parse().unwrap(), "multipliers", "invalid multiplier 0.9: must be a finite number, at least 1"),
+            (|p| p.floors.0.clear(), "floors", "invalid floors: give at least one value"),
+            (|p| p.floors = "1.2".parse().unwrap(), "floors", "invalid floor 1.2: must be between 0 and 1"),
+            (|p| p.margin = Share(f64::NAN), "margin", "invalid margin NaN: must be a finite fraction, at least 0"),
+            (|p| p.scales = "300".parse().unwrap(), "scales", "invalid scale for full(scale 300, multiplier 1.5): its first interval, 3000 time units, is above the cap, 2000"),
+            (|p| p.references = "full,full".parse().unwrap(), "references", "invalid strategies: full is given twice"),
+            (|p| p.clients = Clients(vec![0]), "clients", "invalid clients 0: must be between 1 and 100000"),
+            (|p| p.runs = 0, "runs", "invalid runs 0: must be at least 1"),
+            (|p| p.runs = 1_000_000, "runs", "invalid clients, strategies and runs: 76000000 runs in all"),
+            (
+                |p| (p.scales, p.multipliers) = ("1..200/1".parse().unwrap(), "1..60/1".parse().unwrap()),
+                "families",
+                "invalid families, scales, multipliers and floors: 48000 candidates",
+            ),
+        ];
+        for (change, field, message) in cases {
+            let (at, err) = invalid(change);
+            assert_eq!(at, field, "{err}");
+            assert!(err.starts_with(message), "{err}");
+        }
+        // A family that does not read a list does not need it.
+        let smooth = FrontierParams {
+            families: "smooth".parse().unwrap(),
+            multipliers: Values(vec![]),
+            floors: Values(vec![]),
+            ..frontier()
+        };
+        assert_eq!(smooth.validate(), Ok(()));
+        let without_target = FrontierParams { references: "full".parse().unwrap(), ..frontier() };
+        assert!(!without_target.has_target());
+        assert_eq!(without_target.notes()[0].0, "references");
+    }
+
+    #[test]
+    fn throttling_offers_twice_the_limit_and_names_the_field_at_fault() {
+        let params = ThrottlingParams::default();
+        assert_eq!((params.clients, params.arrival_rate.0, params.rate_limit.0), (20, 1000.0, 500.0));
+        assert_eq!((params.buckets(), params.validate()), (60, Ok(())));
+        let cases: [(fn(&mut ThrottlingParams), &str, &str); 9] = [
+            (|p| p.duration = Span(Duration::from_millis(999)), "duration", "invalid duration 999ms"),
+            (|p| p.clients = 0, "clients", "invalid clients 0: must be from 1 to 100000"),
+            (|p| p.hop = Span(Duration::from_secs(11)), "hop", "invalid hop 11s: must be at most 10s"),
+            (|p| p.policies.0.clear(), "policies", "invalid policies: give at least one policy"),
+            (|p| p.policies = "retry+ratio".parse().unwrap(), "policies", "unknown policy \"retry+ratio\": expected one of no-retry, retry, retry+token-bucket, adaptive"),
+            (|p| p.limiter_beta = 2.0, "limiter_beta", "invalid limiter for adaptive: invalid beta"),
+            (|p| p.attempts = 0, "attempts", "invalid max_attempts 0"),
+            (|p| p.base = Span(Duration::from_secs(2)), "cap", "invalid max_delay 1s: must not be below base (2s)"),
+            (
+                |p| p.duration = Span(Duration::from_secs(20_000)),
+                "arrival_rate",
+                "invalid arrival-rate and duration: 20000000 operations expected, at most 10000000 (the clients' \
+                 queues are held in memory)",
+            ),
+        ];
+        for (change, field, message) in cases {
+            let (at, err) = invalid(change);
+            assert_eq!(at, field, "{err}");
+            assert!(err.starts_with(message), "{err}");
+        }
+        let quiet = ThrottlingParams { policies: "no-retry".parse().unwrap(), ..ThrottlingParams::default() };
+        let notes: Vec<&str> = quiet.notes().iter().map(|(field, _)| *field).collect();
+        assert!(notes.contains(&"attempts") && notes.contains(&"limiter_beta"), "{notes:?}");
     }
 }
 
@@ -534,14 +901,25 @@ mod overload {
 
     #[test]
     fn same_seed_same_report_on_any_number_of_threads() {
-        let config =
-            OverloadParams { duration: Span(Duration::from_secs(20)), seed: 7, ..OverloadParams::default() };
+        // 20.5 s: 21 buckets, the last one shorter, each counted as progress.
+        let config = OverloadParams {
+            duration: Span(Duration::from_millis(20_500)),
+            seed: 7,
+            ..OverloadParams::default()
+        };
+        assert_eq!((config.buckets(), config.work().total), (21, 21 * 5));
         let reports: Vec<_> = [1, 2, 3]
             .into_iter()
             .map(|threads| {
-                config.run_with_progress(&Progress::on_threads(NonZeroUsize::new(threads).unwrap())).unwrap()
+                let progress = Progress::on_threads(NonZeroUsize::new(threads).unwrap());
+                let report = config.run_with_progress(&progress).unwrap();
+                assert_eq!(progress.done(), config.work().total);
+                report
             })
             .collect();
+        assert_eq!(config.simulate(Policy::Ratio).unwrap(), reports[0].rows()[3]);
+        let trigger = (Duration::from_secs(10), Duration::from_secs(15), 0.5);
+        assert_eq!(OverloadParams::default().trigger(), Some(trigger));
         for report in &reports[1..] {
             assert_eq!(report.rows(), reports[0].rows());
         }

@@ -364,7 +364,6 @@ fn run_seed(seed: u64, clients: u32, strategy: ContentionStrategy, run: u32) -> 
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use std::num::NonZeroUsize;
 
     /// The published experiment at these client counts, runs and strategies.
     pub(crate) fn small(clients: &str, runs: u32, strategies: &str) -> ContentionParams {
@@ -372,26 +371,9 @@ pub(crate) mod tests {
         ContentionParams { clients, runs, strategies, ..ContentionParams::default() }
     }
 
-    fn params(clients: &str, runs: u32) -> ContentionParams {
-        small(clients, runs, "none,exponential,equal,full,decorrelated")
-    }
-
-    #[test]
-    fn progress_counts_every_client_of_every_run_and_threads_do_not_matter() {
-        let params = params("5,10", 3);
-        let mut reports = Vec::new();
-        for threads in [1, 2] {
-            let progress = Progress::on_threads(NonZeroUsize::new(threads).unwrap());
-            reports.push(params.run_with_progress(&progress).unwrap());
-            assert_eq!(params.work(), Work { total: 15 * 5 * 3, unit: "clients" });
-            assert_eq!(progress.done(), params.work().total);
-        }
-        assert_eq!(reports[0].rows(), reports[1].rows());
-    }
-
     #[test]
     fn simulate_matches_the_report() {
-        let params = params("8", 1);
+        let params = small("8", 1, "none,exponential,equal,full,decorrelated");
         let report = params.run().unwrap();
         for row in report.rows() {
             let outcome = params.simulate(8, row.strategy, 0).unwrap();
@@ -407,69 +389,5 @@ pub(crate) mod tests {
         assert_eq!(progress.done(), 8);
         assert_eq!(params.simulate_schedule(0, &schedule, seed, &progress), None);
         assert_eq!(params.simulate(0, ContentionStrategy::NoBackoff, 0), None);
-    }
-
-    #[test]
-    fn the_default_is_the_published_grid() {
-        let params = ContentionParams::default();
-        assert_eq!((params.clients.to_string(), params.runs), ("10..190/10".to_owned(), 100));
-        assert_eq!(params.strategies.0, ContentionStrategy::PUBLISHED);
-        assert_eq!(params.work().total, 1900 * 5 * 100);
-        assert_eq!(params.validate(), Ok(()));
-    }
-
-    #[test]
-    fn rejects_each_bad_parameter_by_name() {
-        let full = ContentionStrategy::Backoff(staggered::Strategy::Full);
-        let with = |change: fn(&mut ContentionParams)| {
-            let mut params = ContentionParams::default();
-            change(&mut params);
-            params.validate().unwrap_err()
-        };
-        let cases: [(fn(&mut ContentionParams), &str, &str); 11] = [
-            (|p| p.clients.0.clear(), "clients", "invalid clients: give at least one client count"),
-            (|p| p.clients.0 = vec![10, 0], "clients", "invalid clients 0: must be between 1 and 100000"),
-            (|p| p.clients.0 = vec![10, 20, 10], "clients", "invalid clients: 10 is given twice"),
-            (|p| p.runs = 0, "runs", "invalid runs 0: must be at least 1"),
-            (|p| p.strategies.0.clear(), "strategies", "invalid strategies: give at least one strategy"),
-            (|p| p.hop_mean = -1.0, "hop_mean", "invalid hop-mean -1: must be a finite number, at least 0"),
-            (
-                |p| p.hop_sd = f64::INFINITY,
-                "hop_sd",
-                "invalid hop-sd inf: must be a finite number, at least 0",
-            ),
-            (|p| p.runs = 1_000_000, "runs", "invalid clients, strategies and runs: 95000000 runs in all"),
-            (
-                |p| (p.clients.0, p.runs) = (vec![MAX_CLIENTS], 3),
-                "runs",
-                "invalid clients, strategies and runs: 1.500e11 client pairs",
-            ),
-            (|p| p.cap = Units(9.0), "cap", "invalid cap 9: below exponential's first delay, 10 time units"),
-            (
-                |p| p.base = Units(3000.0),
-                "cap",
-                "invalid cap 2000: below exponential's first delay, 6000 time units",
-            ),
-        ];
-        for (change, field, message) in cases {
-            let err = with(change);
-            assert_eq!(err.fields()[0], field, "{err}");
-            assert!(err.to_string().starts_with(message), "{err}");
-        }
-        let twice = ContentionParams { strategies: List(vec![full, full]), ..params("10", 1) };
-        assert_eq!(twice.validate().unwrap_err().to_string(), "invalid strategies: full is given twice");
-        // One run of each published strategy at the largest client count is allowed.
-        assert_eq!(
-            ContentionParams { clients: Clients(vec![MAX_CLIENTS]), runs: 1, ..params("1", 1) }.validate(),
-            Ok(())
-        );
-        // A list past the limit is refused by its length before any pass over it.
-        let long = ContentionParams {
-            clients: Clients((0..=MAX_TOTAL_RUNS).map(|i| 1 + (i % 7) as u32).collect()),
-            runs: 1,
-            strategies: List(vec![full]),
-            ..params("1", 1)
-        };
-        assert!(long.validate().unwrap_err().to_string().contains("10000001 runs in all"));
     }
 }

@@ -307,50 +307,6 @@ fn run_seed(seed: u64, clients: u32, candidate: &Candidate, run: u32) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::num::NonZeroUsize;
-
-    pub(crate) fn small() -> FrontierParams {
-        FrontierParams {
-            families: "full,smooth".parse().unwrap(),
-            scales: "1,3".parse().unwrap(),
-            multipliers: "1.5".parse().unwrap(),
-            clients: "8,16".parse().unwrap(),
-            runs: 3,
-            ..FrontierParams::default()
-        }
-    }
-
-    #[test]
-    fn references_are_the_contention_experiments_and_threads_do_not_matter() {
-        let params = small();
-        let mut reports = Vec::new();
-        for threads in [1, 2] {
-            let progress = Progress::on_threads(NonZeroUsize::new(threads).unwrap());
-            reports.push(params.run_with_progress(&progress).unwrap());
-            assert_eq!(progress.done(), params.work().total);
-            assert_eq!(params.work().total, (8 + 16) * (4 + 4) * 3);
-        }
-        assert_eq!(reports[0].rows(), reports[1].rows());
-        for row in params.contention().run().unwrap().rows() {
-            let entry = Entry::Reference(row.strategy);
-            let frontier = reports[0].rows().iter().find(|r| r.clients == row.clients && r.entry == entry);
-            let frontier = frontier.unwrap();
-            assert_eq!((frontier.calls, frontier.time), (row.calls, row.time));
-        }
-    }
-
-    #[test]
-    fn a_candidate_does_not_depend_on_the_others() {
-        let alone =
-            FrontierParams { families: "smooth".parse().unwrap(), scales: "3".parse().unwrap(), ..small() };
-        let (all, one) = (small().run().unwrap(), alone.run().unwrap());
-        let smooth3 = |report: &FrontierReport| {
-            let rows = report.rows().iter().filter(|r| r.entry.name() == "smooth(scale 3)");
-            rows.map(|r| (r.calls, r.time)).collect::<Vec<_>>()
-        };
-        assert_eq!(smooth3(&all).len(), 2);
-        assert_eq!(smooth3(&all), smooth3(&one));
-    }
 
     #[test]
     fn seeds_depend_on_every_coordinate() {
@@ -366,66 +322,5 @@ mod tests {
             run_seed(1, 10, &Candidate::new(Family::Floored, 2.0, 1.5, 0.2), 0),
         ];
         assert!(others.iter().all(|&seed| seed != base));
-    }
-
-    #[test]
-    fn the_grid_is_every_family_by_the_values_it_reads() {
-        let params = FrontierParams {
-            families: "smooth,floored".parse().unwrap(),
-            scales: "1,2".parse().unwrap(),
-            multipliers: "1.5".parse().unwrap(),
-            floors: "0,0.2".parse().unwrap(),
-            ..FrontierParams::default()
-        };
-        let names: Vec<String> = params.candidates().iter().map(Candidate::name).collect();
-        assert_eq!(
-            names,
-            [
-                "smooth(scale 1)",
-                "smooth(scale 2)",
-                "floored(scale 1, multiplier 1.5, floor 0)",
-                "floored(scale 1, multiplier 1.5, floor 0.2)",
-                "floored(scale 2, multiplier 1.5, floor 0)",
-                "floored(scale 2, multiplier 1.5, floor 0.2)",
-            ]
-        );
-        assert_eq!(params.count(), 6);
-        assert!(params.has_target());
-        assert_eq!(FrontierParams::default().candidates().len(), 6 * 3 + 6 * 3 * 3);
-    }
-
-    #[test]
-    fn rejects_each_bad_parameter_by_name() {
-        let cases: Vec<(FrontierParams, &str, &str)> = vec![
-            (FrontierParams { families: List(vec![]), ..small() }, "families", "invalid families: give at least one family"),
-            (FrontierParams { families: "full,full".parse().unwrap(), ..small() }, "families", "invalid families: full is given twice"),
-            (FrontierParams { scales: Values(vec![]), ..small() }, "scales", "invalid scales: give at least one value"),
-            (FrontierParams { scales: "1,1".parse().unwrap(), ..small() }, "scales", "invalid scales: 1 is given twice"),
-            (FrontierParams { scales: "-1".parse().unwrap(), ..small() }, "scales", "invalid scale -1: must be a positive number"),
-            (FrontierParams { multipliers: "0.9".parse().unwrap(), ..small() }, "multipliers", "invalid multiplier 0.9: must be a finite number, at least 1"),
-            (FrontierParams { families: "floored".parse().unwrap(), floors: Values(vec![]), ..small() }, "floors", "invalid floors: give at least one value"),
-            (FrontierParams { families: "floored".parse().unwrap(), floors: "1.2".parse().unwrap(), ..small() }, "floors", "invalid floor 1.2: must be between 0 and 1"),
-            (FrontierParams { margin: Share(f64::NAN), ..small() }, "margin", "invalid margin NaN: must be a finite fraction, at least 0"),
-            (FrontierParams { scales: "300".parse().unwrap(), ..small() }, "scales", "invalid scale for full(scale 300, multiplier 1.5): its first interval, 3000 time units, is above the cap, 2000"),
-            (FrontierParams { references: "full,full".parse().unwrap(), ..small() }, "references", "invalid strategies: full is given twice"),
-            (FrontierParams { clients: Clients(vec![0]), ..small() }, "clients", "invalid clients 0: must be between 1 and 100000"),
-            (FrontierParams { runs: 0, ..small() }, "runs", "invalid runs 0: must be at least 1"),
-            (FrontierParams { runs: 1_000_000, ..FrontierParams::default() }, "runs", "invalid clients, strategies and runs: 76000000 runs in all"),
-            (FrontierParams { scales: "1..200/1".parse().unwrap(), multipliers: "1..60/1".parse().unwrap(), ..FrontierParams::default() }, "families", "invalid families, scales, multipliers and floors: 48000 candidates"),
-        ];
-        for (params, field, message) in cases {
-            let err = params.validate().unwrap_err();
-            assert_eq!(err.fields()[0], field, "{err}");
-            assert!(err.to_string().starts_with(message), "{err}");
-        }
-        // A family that does not read a list does not need it.
-        let smooth = FrontierParams {
-            families: "smooth".parse().unwrap(),
-            multipliers: Values(vec![]),
-            floors: Values(vec![]),
-            ..small()
-        };
-        assert_eq!(smooth.validate(), Ok(()));
-        assert!(!FrontierParams { references: "full".parse().unwrap(), ..small() }.has_target());
     }
 }
