@@ -36,8 +36,8 @@
 //!   Until the first throttle the limiter is off and nothing waits.
 //! - **Network.** A message takes one `hop` (10 ms) each way.
 //! - **Server.** It admits at most `rate_limit` (500) requests per second:
-//!   a token bucket refilled at that rate, holding one second of tokens (at
-//!   least one), full at the start. A request that finds a token is served
+//!   a token bucket refilled at that rate, holding `rate_limit_burst` of
+//!   tokens (one second's worth; at least one), full at the start. A request that finds a token is served
 //!   at once and succeeds; one that finds none is answered at once as
 //!   throttled. Either answer reaches the client one hop later.
 //! - **End.** Nothing happens after `duration`: an operation still waiting
@@ -137,11 +137,14 @@ pub struct ThrottlingParams {
     /// evenly), such as `1000` or `1000/s`.
     #[cfg_attr(feature = "clap", arg(long, value_name = "R"))]
     pub arrival_rate: Rate,
-    /// The requests per second the server admits (a token bucket holding
-    /// one second of them; the excess is throttled at once), such as `500`
-    /// or `500/s`.
+    /// The requests per second the server admits (a token bucket; the
+    /// excess is throttled at once), such as `500` or `500/s`.
     #[cfg_attr(feature = "clap", arg(long, value_name = "R"))]
     pub rate_limit: Rate,
+    /// How much the server's token bucket holds, as time at the rate limit:
+    /// `1s` holds a second of requests (never less than one request).
+    #[cfg_attr(feature = "clap", arg(long, value_name = "DUR"))]
+    pub rate_limit_burst: Span,
     /// One network hop, client to server or back, at most 10s.
     #[cfg_attr(feature = "clap", arg(long, value_name = "DUR"))]
     pub hop: Span,
@@ -210,6 +213,7 @@ impl Default for ThrottlingParams {
             clients: 20,
             arrival_rate: Rate(1000.0),
             rate_limit: Rate(500.0),
+            rate_limit_burst: Span(Duration::from_secs(1)),
             hop: Span(Duration::from_millis(10)),
             bucket_capacity: quota.capacity(),
             bucket_throttled_cost: quota.throttled_cost(),

@@ -57,7 +57,7 @@ enum Event {
 }
 
 /// The server's rate limit: a token bucket refilled at `rate` per time unit
-/// that holds one second of tokens (at least one), full at the start.
+/// that holds `burst` seconds of tokens (at least one), full at the start.
 struct Server {
     rate: f64,
     capacity: f64,
@@ -66,8 +66,8 @@ struct Server {
 }
 
 impl Server {
-    fn new(per_second: f64) -> Self {
-        let capacity = per_second.max(1.0);
+    fn new(per_second: f64, burst: f64) -> Self {
+        let capacity = (per_second * burst).max(1.0);
         Server { rate: per_second / SECOND, capacity, level: capacity, last: 0.0 }
     }
 
@@ -280,7 +280,7 @@ pub(crate) fn simulate(
     let mut run = Run {
         params,
         engine: Engine::with_capacity(1024),
-        server: Server::new(config.rate_limit.0),
+        server: Server::new(config.rate_limit.0, config.rate_limit_burst.0.as_secs_f64()),
         clients,
         operations: Slots::new(),
         counts: Counts {
@@ -353,7 +353,7 @@ mod tests {
 
     #[test]
     fn the_server_admits_a_second_of_tokens_then_its_rate() {
-        let mut server = Server::new(10.0);
+        let mut server = Server::new(10.0, 1.0);
         assert_eq!((0..12).filter(|_| server.admit(0.0)).count(), 10);
         // One token every 100 ms from then on.
         assert!(!server.admit(99.0));
@@ -362,8 +362,11 @@ mod tests {
         // Idle for a minute: the bucket holds a second's worth, no more.
         assert_eq!((0..20).filter(|_| server.admit(60_000.0)).count(), 10);
         // Below one a second it still holds one token.
-        let mut slow = Server::new(0.5);
+        let mut slow = Server::new(0.5, 1.0);
         assert!(slow.admit(0.0) && !slow.admit(1_999.0) && slow.admit(2_000.0));
+        // A bucket of 2.5 s holds two and a half seconds of tokens.
+        let mut deep = Server::new(10.0, 2.5);
+        assert_eq!((0..30).filter(|_| deep.admit(0.0)).count(), 25);
     }
 
     #[test]

@@ -7,6 +7,8 @@
 //! policy's story (attempts sent against the rate limit, goodput against
 //! the offered load) on one time axis and one y scale.
 
+use std::time::Duration;
+
 use staggered::config::format_duration;
 
 use super::reading::{percent, seconds};
@@ -72,8 +74,12 @@ impl ThrottlingReport {
             (
                 "server",
                 format!(
-                    "admits {}/s (a token bucket holding one second); the excess is throttled at once; {} per hop",
+                    "admits {}/s (a token bucket holding {}); the excess is throttled at once; {} per hop",
                     number(config.rate_limit.0),
+                    match config.rate_limit_burst.0 {
+                        burst if burst == Duration::from_secs(1) => "one second".to_owned(),
+                        burst => format_duration(burst),
+                    },
                     format_duration(config.hop.0)
                 ),
             ),
