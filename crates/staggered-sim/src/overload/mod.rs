@@ -49,29 +49,10 @@
 //! What is measured, and the definitions of amplification, goodput and
 //! recovery, are on [`OverloadRow`].
 //!
-//! # Why retries without a budget never recover
-//! At 700 requests per second a server of 1000 is 70% busy and answers in
-//! about 3 ms. Halved, it gets 700 for a capacity of 500: the queue grows
-//! by 200 a second, and within a quarter of a second a request waits longer
-//! than the 100 ms timeout. From then on every attempt times out, every
-//! operation makes all 3 attempts, and the server gets 2100 requests a
-//! second: more than it can serve even once its capacity is back (1000).
-//! The queue keeps growing after the trigger, so every attempt keeps timing
-//! out, and the server, busy with requests nobody waits for, never catches
-//! up. Nothing in that loop depends on the trigger any more: that is a
-//! metastable failure. Without retries the backlog (about 1000 requests)
-//! drains at 300 a second once the capacity is back. A budget refuses
-//! retries once they are most of the traffic, so the load falls back to
-//! about 700 and the queue drains as it does without retries.
-//!
-//! The ratio budget allows retries up to 20% of the requests of the last
-//! 10 s plus 10 a second, so at most about 1.21 times the load on average,
-//! but it spends that in bursts: the balance saved while the server was
-//! healthy (1400 retries, plus a reserve of 100) goes in the first second
-//! or so of the trigger, and those withdrawals leave the window together
-//! 10 s later, which allows a second burst (over 2x the offered load for a
-//! second) that refills the queue. It recovers, but later than the
-//! token bucket and the retry throttle.
+//! Why retries without a budget never recover (a metastable failure: the
+//! server works on attempts whose clients have given up), and how each
+//! budget spends its allowance, is in the guide's chapter "Choosing a
+//! strategy", with the default run's figures.
 //!
 //! # Reproducibility
 //! A run draws from generators seeded by the experiment's seed: the first

@@ -46,16 +46,8 @@
 //!
 //! What is measured is on [`ThrottlingRow`].
 //!
-//! # What to expect
-//! With twice the limit offered, half the operations at most can succeed,
-//! whatever the policy. Without retries about half the attempts are
-//! throttled. Retries do not add goodput, only attempts: each throttled
-//! operation tries again into a server that is still full, so most
-//! attempts are throttled. The standard mode's quota soon runs dry and
-//! refuses most retries. The adaptive mode cuts each client's rate on every
-//! throttle and grows it back along a cubic curve, so the fleet settles
-//! near the limit and few attempts are throttled; what the server cannot
-//! take waits at the clients instead.
+//! What each policy does about it, with the default run's figures, is in
+//! the guide's chapter "When the server throttles".
 //!
 //! # Reproducibility
 //! Each client's arrivals come from a generator seeded by `(seed, client)`
