@@ -220,7 +220,7 @@ pub(crate) fn parallel<S: Default, T: Send>(
     let threads = progress.threads.or_else(cores).map_or(1, NonZeroUsize::get).min(order.len());
     let mut results: Vec<Option<T>> = order.iter().map(|_| None).collect();
     thread::scope(|scope| {
-        let workers: Vec<_> = (1..threads).map(|_| scope.spawn(&work)).collect();
+        let workers: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
         let theirs = workers.into_iter().flat_map(|worker| worker.join().expect("a job does not panic"));
         for (index, result) in work().into_iter().chain(theirs) {
             results[index] = Some(result);

@@ -90,17 +90,17 @@
 )]
 #![deny(missing_docs)]
 
-mod contention;
+pub mod contention;
 mod engine;
 mod experiment;
 mod fleet;
 pub mod frontier;
-mod overload;
+pub mod overload;
 mod plain;
 mod rng;
 mod schedule;
 mod summary;
-mod throttling;
+pub mod throttling;
 pub mod units;
 pub mod values;
 pub mod view;

@@ -1,5 +1,9 @@
 //! Integration tests of the simulator: one binary, one module per concern.
 
+/// A change to a scenario's parameters that its validation refuses: the
+/// field it names first, and how its message starts.
+type Case<P> = (fn(&mut P), &'static str, &'static str);
+
 mod reproduction {
     //! The 2015 experiment: the simulation reproduces the published means at
     //! N = 100, and the published conclusions.
@@ -592,7 +596,7 @@ mod parameters {
         assert_eq!(params.work(), Work { total: 1900 * 5 * 100, unit: "clients" });
         assert_eq!(params.validate(), Ok(()));
         let full: ContentionStrategy = "full".parse().unwrap();
-        let cases: [(fn(&mut ContentionParams), &str, &str); 12] = [
+        let cases: [super::Case<ContentionParams>; 12] = [
             (|p| p.clients.0.clear(), "clients", "invalid clients: give at least one client count"),
             (|p| p.clients.0 = vec![10, 0], "clients", "invalid clients 0: must be between 1 and 100000"),
             (|p| p.clients.0 = vec![10, 20, 10], "clients", "invalid clients: 10 is given twice"),
@@ -706,7 +710,7 @@ mod parameters {
         );
         assert!(params.has_target());
         assert_eq!(FrontierParams::default().candidates().len(), 6 * 3 + 6 * 3 * 3);
-        let cases: [(fn(&mut FrontierParams), &str, &str); 15] = [
+        let cases: [super::Case<FrontierParams>; 15] = [
             (|p| p.families.0.clear(), "families", "invalid families: give at least one family"),
             (|p| p.families = "full,full".parse().unwrap(), "families", "invalid families: full is given twice"),
             (|p| p.scales.0.clear(), "scales", "invalid scales: give at least one value"),
@@ -750,7 +754,7 @@ mod parameters {
         let params = ThrottlingParams::default();
         assert_eq!((params.clients, params.arrival_rate.0, params.rate_limit.0), (20, 1000.0, 500.0));
         assert_eq!((params.buckets(), params.validate()), (60, Ok(())));
-        let cases: [(fn(&mut ThrottlingParams), &str, &str); 9] = [
+        let cases: [super::Case<ThrottlingParams>; 9] = [
             (|p| p.duration = Span(Duration::from_millis(999)), "duration", "invalid duration 999ms"),
             (|p| p.clients = 0, "clients", "invalid clients 0: must be from 1 to 100000"),
             (|p| p.hop = Span(Duration::from_secs(11)), "hop", "invalid hop 11s: must be at most 10s"),
@@ -952,7 +956,7 @@ mod overload {
             change(&mut params);
             params.validate().unwrap_err()
         };
-        let cases: [(fn(&mut OverloadParams), &str, &str); 16] = [
+        let cases: [super::Case<OverloadParams>; 16] = [
             (|p| p.duration = Span(Duration::from_millis(999)), "duration", "invalid duration 999ms"),
             (
                 |p| p.duration = Span(Duration::from_secs(100_000)),

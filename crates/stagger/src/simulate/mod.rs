@@ -5,7 +5,7 @@
 //! field, with its default and unit), their validation, the run, the report,
 //! its reading, and its presentation in the common report shape. Here are
 //! only the command's own options; the scenarios' flags ([`flags`]) and
-//! files ([`file`]) come from their parameters. A new scenario is a variant
+//! files ([`mod@file`]) come from their parameters. A new scenario is a variant
 //! of [`Scenario`] with its parameters, and a line in [`execute`].
 
 mod file;
