@@ -91,84 +91,71 @@ pub struct Parameters {
 }
 
 impl Args for Parameters {
-    fn augment_args(mut command: Command) -> Command {
-        let mut names: Vec<String> = Vec::new();
-        let all: Vec<(Scenario, Vec<Arg>, toml::Table)> = Scenario::ALL
-            .into_iter()
-            .map(|scenario| {
-                let (args, defaults) = scenario_args(scenario);
-                (scenario, args, defaults)
-            })
-            .collect();
-        for (_, args, _) in &all {
+    fn augment_args(command: Command) -> Command {
+        // Each flag, in the order the scenarios declare them, with every
+        // scenario that has it and what it says there.
+        let mut flags: Vec<(String, Vec<(&str, Arg, String)>)> = Vec::new();
+        for scenario in Scenario::ALL {
+            let (args, defaults) = scenario_args(scenario);
             for arg in args {
                 let long = arg.get_long().expect("every field is a long flag").to_owned();
-                if !names.contains(&long) {
-                    names.push(long);
-                }
-            }
-        }
-        for long in names {
-            // Each scenario that has the flag, its help and its default.
-            let mut scenarios = Vec::new();
-            let mut texts: Vec<String> = Vec::new();
-            let mut first = None;
-            for (scenario, args, defaults) in &all {
-                let Some(arg) = args.iter().find(|arg| arg.get_long() == Some(long.as_str())) else {
-                    continue;
-                };
                 let help =
                     arg.get_long_help().or(arg.get_help()).map(ToString::to_string).unwrap_or_default();
-                let default = defaults.get(arg.get_id().as_str()).map(shown);
-                let text = match default {
+                let text = match defaults.get(arg.get_id().as_str()).map(shown) {
                     Some(default) => format!("{help} [default: {default}]"),
                     None => help,
                 };
-                scenarios.push(scenario.name());
-                texts.push(text);
-                first.get_or_insert(arg);
-            }
-            let first = first.expect("a flag of some scenario");
-            // The scenarios that say the same, together.
-            let mut said: Vec<(Vec<&str>, &String)> = Vec::new();
-            for (scenario, text) in scenarios.iter().zip(&texts) {
-                match said.iter_mut().find(|(_, said)| *said == text) {
-                    Some((who, _)) => who.push(scenario),
-                    None => said.push((vec![scenario], text)),
+                let declared = (scenario.name(), arg, text);
+                match flags.iter_mut().find(|(name, _)| *name == long) {
+                    Some((_, declarations)) => declarations.push(declared),
+                    None => flags.push((long, vec![declared])),
                 }
             }
-            let long_help = match &said[..] {
-                [(_, text)] => (*text).clone(),
-                _ => said
-                    .iter()
-                    .map(|(who, text)| format!("{}: {text}", who.join(", ")))
-                    .collect::<Vec<_>>()
-                    .join("\n"),
-            };
-            let heading = match &scenarios[..] {
-                [one] => format!("{}{} options", one[..1].to_uppercase(), &one[1..]),
-                _ => "Options of several scenarios".to_owned(),
-            };
-            let short = first.get_help().map(ToString::to_string).unwrap_or_default();
-            let short =
-                if scenarios.len() > 1 { format!("{short} ({})", scenarios.join(", ")) } else { short };
-            let value_name = first.get_value_names().and_then(|names| names.first()).map(ToString::to_string);
-            command = command.arg(
-                Arg::new(format!("{GIVEN}{long}"))
-                    .long(long)
-                    .value_name(value_name.unwrap_or_else(|| "VALUE".to_owned()))
-                    .help(short)
-                    .long_help(long_help)
-                    .help_heading(heading)
-                    .allow_hyphen_values(true),
-            );
         }
-        command
+        flags
+            .into_iter()
+            .fold(command, |command, (long, declarations)| command.arg(merged(long, &declarations)))
     }
 
     fn augment_args_for_update(command: Command) -> Command {
         Self::augment_args(command)
     }
+}
+
+/// The flag `--long` as every scenario in `declarations` declares it: the
+/// first one's value name and short help, and each one's help, those that
+/// say the same together, under the heading of its scenario or scenarios.
+fn merged(long: String, declarations: &[(&str, Arg, String)]) -> Arg {
+    let scenarios: Vec<&str> = declarations.iter().map(|(scenario, _, _)| *scenario).collect();
+    let mut said: Vec<(Vec<&str>, &String)> = Vec::new();
+    for (scenario, _, text) in declarations {
+        match said.iter_mut().find(|(_, said)| *said == text) {
+            Some((who, _)) => who.push(scenario),
+            None => said.push((vec![scenario], text)),
+        }
+    }
+    let long_help = match &said[..] {
+        [(_, text)] => (*text).clone(),
+        _ => said
+            .iter()
+            .map(|(who, text)| format!("{}: {text}", who.join(", ")))
+            .collect::<Vec<_>>()
+            .join("\n"),
+    };
+    let (heading, short) = match &scenarios[..] {
+        [one] => (format!("{}{} options", one[..1].to_uppercase(), &one[1..]), String::new()),
+        _ => ("Options of several scenarios".to_owned(), format!(" ({})", scenarios.join(", "))),
+    };
+    let first = &declarations[0].1;
+    let help = first.get_help().map(ToString::to_string).unwrap_or_default() + &short;
+    let value_name = first.get_value_names().and_then(|names| names.first()).map(ToString::to_string);
+    Arg::new(format!("{GIVEN}{long}"))
+        .long(long)
+        .value_name(value_name.unwrap_or_else(|| "VALUE".to_owned()))
+        .help(help)
+        .long_help(long_help)
+        .help_heading(heading)
+        .allow_hyphen_values(true)
 }
 
 impl FromArgMatches for Parameters {
