@@ -94,7 +94,7 @@ impl Args for Parameters {
     fn augment_args(command: Command) -> Command {
         // Each flag, in the order the scenarios declare them, with every
         // scenario that has it and what it says there.
-        let mut flags: Vec<(String, Vec<(&str, Arg, String)>)> = Vec::new();
+        let mut flags: Vec<(String, Vec<Declaration>)> = Vec::new();
         for scenario in Scenario::ALL {
             let (args, defaults) = scenario_args(scenario);
             for arg in args {
@@ -122,10 +122,14 @@ impl Args for Parameters {
     }
 }
 
-/// The flag `--long` as every scenario in `declarations` declares it: the
-/// first one's value name and short help, and each one's help, those that
+/// A flag as one scenario declares it: the scenario, the flag, and its help
+/// with the scenario's default.
+type Declaration = (&'static str, Arg, String);
+
+/// The flag `--long` as every scenario in `declarations` declares it: every
+/// value name, the first one's short help, and each one's help, those that
 /// say the same together, under the heading of its scenario or scenarios.
-fn merged(long: String, declarations: &[(&str, Arg, String)]) -> Arg {
+fn merged(long: String, declarations: &[Declaration]) -> Arg {
     let scenarios: Vec<&str> = declarations.iter().map(|(scenario, _, _)| *scenario).collect();
     let mut said: Vec<(Vec<&str>, &String)> = Vec::new();
     for (scenario, _, text) in declarations {
@@ -146,12 +150,18 @@ fn merged(long: String, declarations: &[(&str, Arg, String)]) -> Arg {
         [one] => (format!("{}{} options", one[..1].to_uppercase(), &one[1..]), String::new()),
         _ => ("Options of several scenarios".to_owned(), format!(" ({})", scenarios.join(", "))),
     };
-    let first = &declarations[0].1;
-    let help = first.get_help().map(ToString::to_string).unwrap_or_default() + &short;
-    let value_name = first.get_value_names().and_then(|names| names.first()).map(ToString::to_string);
+    let help = declarations[0].1.get_help().map(ToString::to_string).unwrap_or_default() + &short;
+    let mut value_names: Vec<String> = Vec::new();
+    for name in
+        declarations.iter().filter_map(|(_, arg, _)| arg.get_value_names()?.first().map(ToString::to_string))
+    {
+        if !value_names.contains(&name) {
+            value_names.push(name);
+        }
+    }
     Arg::new(format!("{GIVEN}{long}"))
         .long(long)
-        .value_name(value_name.unwrap_or_else(|| "VALUE".to_owned()))
+        .value_name(value_names.join("|"))
         .help(help)
         .long_help(long_help)
         .help_heading(heading)

@@ -258,7 +258,7 @@ fn no_progress_bar_when_stderr_is_not_a_terminal() {
 #[test]
 fn help_documents_lists_and_time_units() {
     let help = stdout_of(&["simulate", "--help"]);
-    for needle in ["--clients <LIST>", "10..190/10", "--plot <FILE.svg>", "time units", "- contention: "] {
+    for needle in ["--clients <LIST|N>", "10..190/10", "--plot <FILE.svg>", "time units", "- contention: "] {
         assert!(help.contains(needle), "{needle}: {help}");
     }
     assert!(stdout_of(&["--help"]).contains("simulate"));
