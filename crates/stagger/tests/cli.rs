@@ -311,5 +311,7 @@ mod run;
 mod schedule_plot;
 #[path = "cli/simulate.rs"]
 mod simulate;
+#[path = "cli/simulate_config.rs"]
+mod simulate_config;
 #[path = "cli/simulate_frontier.rs"]
 mod simulate_frontier;

@@ -8,7 +8,7 @@
 
 use std::time::Instant;
 
-use staggered_sim::{run_contention, ContentionConfig, ContentionStrategy};
+use staggered_sim::{ContentionParams, ContentionStrategy, Experiment};
 
 /// Published (calls, time) at N = 100, in [`ContentionStrategy::PUBLISHED`] order.
 const PUBLISHED_AT_100: [(f64, f64); 5] =
@@ -16,16 +16,16 @@ const PUBLISHED_AT_100: [(f64, f64); 5] =
 
 fn main() {
     let seed = std::env::args().nth(1).map_or(2015, |s| s.parse().expect("the seed is a u64"));
-    let config = ContentionConfig::builder().with_seed(seed).build().expect("valid configuration");
+    let config = ContentionParams { seed, ..ContentionParams::default() };
     let start = Instant::now();
-    let report = run_contention(&config);
+    let report = config.run().expect("valid parameters");
     let wall = start.elapsed();
     println!(
         "full grid: {} runs ({} client counts x {} strategies x {} runs) in {:.3} s",
-        config.total_runs(),
-        config.clients().len(),
-        config.strategies().len(),
-        config.runs(),
+        config.clients.0.len() * config.strategies.0.len() * config.runs as usize,
+        config.clients.0.len(),
+        config.strategies.0.len(),
+        config.runs,
         wall.as_secs_f64()
     );
     println!("\nN = 100, seed {seed}    calls (sd, published)         time (sd, published)");

@@ -9,13 +9,13 @@
 
 use std::time::Instant;
 
-use staggered_sim::{run_overload, OverloadConfig};
+use staggered_sim::{Experiment, OverloadParams};
 
 fn main() {
     let seed = std::env::args().nth(1).map_or(2015, |s| s.parse().expect("the seed is a u64"));
-    let config = OverloadConfig::builder().with_seed(seed).build().expect("valid configuration");
+    let config = OverloadParams { seed, ..OverloadParams::default() };
     let start = Instant::now();
-    let report = run_overload(&config);
+    let report = config.run().expect("valid parameters");
     let wall = start.elapsed();
     let opt = |v: Option<f64>| v.map_or("-".to_owned(), |v| format!("{v:.3}"));
     println!(
@@ -44,7 +44,7 @@ fn main() {
     println!(
         "\n{} policies x {} s simulated, seed {seed}: {:.3} s wall",
         report.rows().len(),
-        config.duration().as_secs(),
+        config.duration.0.as_secs(),
         wall.as_secs_f64()
     );
 }

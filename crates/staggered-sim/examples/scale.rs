@@ -23,7 +23,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use staggered::Strategy;
-use staggered_sim::{ContentionConfig, ContentionStrategy, RunOutcome};
+use staggered_sim::{ContentionParams, ContentionStrategy, RunOutcome};
 
 /// The client counts timed by default.
 const CLIENTS: [u32; 3] = [1_000, 10_000, 100_000];
@@ -41,7 +41,7 @@ const FULL: ContentionStrategy = ContentionStrategy::Backoff(Strategy::Full);
 
 /// The region callgrind counts.
 #[inline(never)]
-fn callgrind_region(config: &ContentionConfig, clients: u32) -> RunOutcome {
+fn callgrind_region(config: &ContentionParams, clients: u32) -> RunOutcome {
     black_box(config.simulate(black_box(clients), FULL, 0).expect("a valid client count"))
 }
 
@@ -62,10 +62,10 @@ fn main() -> ExitCode {
             }
         }
     }
-    let config = ContentionConfig::builder()
-        .with_strategies([FULL])
-        .build()
-        .expect("the published parameters with full jitter are valid");
+    let config = ContentionParams {
+        strategies: staggered_sim::values::List(vec![FULL]),
+        ..ContentionParams::default()
+    };
     if clients.iter().chain(&once).any(|n| !(1..=staggered_sim::MAX_CLIENTS).contains(n)) {
         eprintln!("scale: client counts must be 1 to {}", staggered_sim::MAX_CLIENTS);
         return ExitCode::from(2);
@@ -103,7 +103,7 @@ fn main() -> ExitCode {
         }
     }
 
-    println!("contention, full jitter, one run (run 0, seed {}), median of the repetitions", config.seed());
+    println!("contention, full jitter, one run (run 0, seed {}), median of the repetitions", config.seed);
     println!(
         "{:>9} {:>12} {:>8} {:>12} {:>10} {:>8}",
         "clients", "calls", "repeats", "run (s)", "ns/call", "x first"
@@ -140,7 +140,7 @@ fn main() -> ExitCode {
 }
 
 /// One run at `clients`, and how long it took.
-fn timed(config: &ContentionConfig, clients: u32) -> (RunOutcome, Duration) {
+fn timed(config: &ContentionParams, clients: u32) -> (RunOutcome, Duration) {
     let start = Instant::now();
     let outcome = black_box(config.simulate(black_box(clients), FULL, 0).expect("a valid client count"));
     (outcome, start.elapsed())

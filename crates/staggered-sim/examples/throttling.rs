@@ -9,18 +9,17 @@
 
 use std::time::Instant;
 
-use staggered_sim::{run_throttling, ThrottlingConfig};
+use staggered_sim::{Experiment, ThrottlingParams};
 
 fn main() {
     let mut args = std::env::args().skip(1);
     let seed = args.next().map_or(2015, |s| s.parse().expect("the seed is a u64"));
-    let mut builder = ThrottlingConfig::builder().with_seed(seed);
+    let mut config = ThrottlingParams { seed, ..ThrottlingParams::default() };
     if let Some(limit) = args.next() {
-        builder = builder.with_rate_limit(limit.parse().expect("the rate limit is a number"));
+        config.rate_limit = limit.parse().expect("the rate limit is a rate, such as 500 or 500/s");
     }
-    let config = builder.build().expect("valid configuration");
     let start = Instant::now();
-    let report = run_throttling(&config);
+    let report = config.run().expect("valid parameters");
     let wall = start.elapsed();
     println!(
         "{:<19} {:>9} {:>8} {:>7} {:>9} {:>9} {:>9} {:>8} {:>10}",
@@ -43,8 +42,8 @@ fn main() {
     println!(
         "\n{} policies x {} s simulated, rate limit {}/s, seed {seed}: {:.3} s wall",
         report.rows().len(),
-        config.duration().as_secs(),
-        config.rate_limit(),
+        config.duration.0.as_secs(),
+        config.rate_limit.0,
         wall.as_secs_f64()
     );
 }

@@ -1,18 +1,12 @@
-//! How reports serialize what is not plain data of its own: durations as
-//! people and the records write them, and the library's schedule and
-//! budgets as their parameters (read back through their accessors).
+//! How reports serialize what is not plain data of their own: durations as
+//! the records write them, and the library's schedule as its parameters
+//! (read back through its accessors).
 
 use std::time::Duration;
 
 use serde::{Serialize, Serializer};
-use staggered::budget::{RatioBudgetBuilder, TokenBucketBuilder};
 use staggered::config::format_duration;
 use staggered::Backoff;
-
-/// A duration as the CLI and config files write it: `100ms`, `1m30s`.
-pub(crate) fn human<S: Serializer>(duration: &Duration, serializer: S) -> Result<S::Ok, S::Error> {
-    serializer.serialize_str(&format_duration(*duration))
-}
 
 /// The schedule's parameters, as `stagger schedule` names them.
 pub(crate) fn backoff<S: Serializer>(b: &Backoff, serializer: S) -> Result<S::Ok, S::Error> {
@@ -34,28 +28,6 @@ pub(crate) fn backoff<S: Serializer>(b: &Backoff, serializer: S) -> Result<S::Ok
         deadline: b.deadline().map(format_duration),
     };
     parameters.serialize(serializer)
-}
-
-/// The token bucket's parameters, from its builder's accessors.
-pub(crate) fn token_bucket<S: Serializer>(b: &TokenBucketBuilder, serializer: S) -> Result<S::Ok, S::Error> {
-    let entries = [
-        ("capacity", b.capacity()),
-        ("retry_cost", b.retry_cost()),
-        ("timeout_cost", b.timeout_cost()),
-        ("throttled_cost", b.throttled_cost()),
-        ("success_refund", b.success_refund()),
-    ];
-    serializer.collect_map(entries)
-}
-
-/// The ratio budget's parameters, from its builder's accessors.
-pub(crate) fn ratio_budget<S: Serializer>(b: &RatioBudgetBuilder, serializer: S) -> Result<S::Ok, S::Error> {
-    use serde::ser::SerializeMap;
-    let mut map = serializer.serialize_map(Some(3))?;
-    map.serialize_entry("retry_percent", &b.retry_percent())?;
-    map.serialize_entry("min_per_sec", &b.min_per_sec())?;
-    map.serialize_entry("ttl", &format_duration(b.ttl()))?;
-    map.end()
 }
 
 /// A duration as seconds, as the records write it; `None` as `null`.

@@ -1,5 +1,9 @@
 //! Integration tests of the simulator: one binary, one module per concern.
 
+/// A change to a scenario's parameters that its validation refuses: the
+/// field it names first, and how its message starts.
+type Case<P> = (fn(&mut P), &'static str, &'static str);
+
 mod reproduction {
     //! The 2015 experiment: the simulation reproduces the published means at
     //! N = 100, and the published conclusions.
@@ -34,7 +38,7 @@ mod reproduction {
     use std::sync::OnceLock;
 
     use staggered::Strategy;
-    use staggered_sim::{run_contention, ContentionConfig, ContentionReport, ContentionStrategy};
+    use staggered_sim::{ContentionParams, ContentionReport, ContentionStrategy, Experiment};
 
     /// Standard deviations of the difference allowed: a correct model fails
     /// one comparison with probability about 6e-5, and the seed is fixed.
@@ -56,9 +60,9 @@ mod reproduction {
     fn published_point() -> &'static ContentionReport {
         static REPORT: OnceLock<ContentionReport> = OnceLock::new();
         REPORT.get_or_init(|| {
-            let config = ContentionConfig::builder().with_clients([100]).build().unwrap();
-            assert_eq!(config.runs(), 100);
-            run_contention(&config)
+            let params = ContentionParams { clients: "100".parse().unwrap(), ..ContentionParams::default() };
+            assert_eq!(params.runs, 100);
+            params.run().unwrap()
         })
     }
 
@@ -131,9 +135,9 @@ mod reproduction {
     #[test]
     fn the_published_mapping_is_the_library_schedule() {
         // What the clients walk at the published parameters, in 2015 terms.
-        let config = ContentionConfig::published();
+        let params = ContentionParams::default();
         let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
-        for (strategy, backoff) in config.strategies().iter().zip(config.schedules()) {
+        for (strategy, backoff) in params.strategies.iter().zip(params.schedules().unwrap()) {
             let expected_base = match strategy {
                 ContentionStrategy::NoBackoff => 0.0,
                 ContentionStrategy::Backoff(Strategy::Decorrelated) => 5.0,
@@ -149,10 +153,15 @@ mod reproduction {
 mod determinism {
     use std::num::NonZeroUsize;
 
-    use staggered_sim::{run_contention, ContentionConfig, ContentionStrategy};
+    use staggered_sim::{ContentionParams, ContentionStrategy, Experiment, Progress};
 
-    fn small() -> ContentionConfig {
-        ContentionConfig::builder().with_clients([10, 40]).with_runs(12).with_seed(99).build().unwrap()
+    fn small() -> ContentionParams {
+        ContentionParams {
+            clients: "10,40".parse().unwrap(),
+            runs: 12,
+            seed: 99,
+            ..ContentionParams::default()
+        }
     }
 
     #[test]
@@ -160,21 +169,20 @@ mod determinism {
         let reports: Vec<_> = [1, 2, 3, 7]
             .into_iter()
             .map(|threads| {
-                let config = small().to_builder().with_threads(NonZeroUsize::new(threads).unwrap());
-                run_contention(&config.build().unwrap())
+                small().run_with_progress(&Progress::on_threads(NonZeroUsize::new(threads).unwrap())).unwrap()
             })
             .collect();
         for report in &reports[1..] {
-            // Bit-identical rows; the configurations differ only in threads.
+            // Bit-identical rows; the runs differ only in threads.
             assert_eq!(report.rows(), reports[0].rows());
         }
-        assert_eq!(run_contention(&small()), run_contention(&small()));
+        assert_eq!(small().run().unwrap(), small().run().unwrap());
     }
 
     #[test]
     fn different_seeds_give_different_reports() {
-        let a = run_contention(&small());
-        let b = run_contention(&small().to_builder().with_seed(100).build().unwrap());
+        let a = small().run().unwrap();
+        let b = ContentionParams { seed: 100, ..small() }.run().unwrap();
         assert_ne!(a.rows(), b.rows());
         // Every point differs, not just one.
         for (x, y) in a.rows().iter().zip(b.rows()) {
@@ -185,15 +193,13 @@ mod determinism {
     #[test]
     fn a_point_does_not_depend_on_the_rest_of_the_experiment() {
         let full: ContentionStrategy = "full".parse().unwrap();
-        let alone = ContentionConfig::builder()
-            .with_clients([40])
-            .with_strategies([full])
-            .with_runs(12)
-            .with_seed(99)
-            .build()
-            .unwrap();
-        let alone = run_contention(&alone);
-        let among_others = run_contention(&small());
+        let alone = ContentionParams {
+            clients: "40".parse().unwrap(),
+            strategies: "full".parse().unwrap(),
+            ..small()
+        };
+        let alone = alone.run().unwrap();
+        let among_others = small().run().unwrap();
         assert_eq!(alone.row(40, full), among_others.row(40, full));
         // Runs are independent draws: their outcomes differ.
         let config = small();
@@ -203,35 +209,39 @@ mod determinism {
 }
 
 mod strategies {
-    use staggered::Strategy;
-    use staggered_sim::{run_contention, ContentionConfig, ContentionStrategy};
+    use staggered_sim::values::{List, Units};
+    use staggered_sim::{ContentionParams, ContentionStrategy, Experiment};
+
+    fn at_30(change: impl FnOnce(&mut ContentionParams)) -> ContentionParams {
+        let mut params =
+            ContentionParams { clients: "30".parse().unwrap(), runs: 10, ..ContentionParams::default() };
+        change(&mut params);
+        params
+    }
 
     #[test]
     fn every_spec_strategy_can_be_simulated() {
-        let all = Strategy::ALL.map(ContentionStrategy::Backoff);
-        let config = ContentionConfig::builder()
-            .with_clients([20])
-            .with_runs(5)
-            .with_strategies([ContentionStrategy::NoBackoff].into_iter().chain(all))
-            .build()
-            .unwrap();
-        let report = run_contention(&config);
+        let all = "none,constant,exponential,full,equal,decorrelated,proportional,additive,smooth";
+        let params = ContentionParams {
+            clients: "20".parse().unwrap(),
+            runs: 5,
+            strategies: all.parse().unwrap(),
+            ..Default::default()
+        };
+        let report = params.run().unwrap();
         assert_eq!(report.rows().len(), 9);
         for row in report.rows() {
             // Every client succeeds exactly once, so at least N calls.
             assert!(row.calls.min >= 20.0, "{}: {:?}", row.strategy, row.calls);
             assert!(row.time.max.is_finite() && row.time.min > 0.0, "{}: {:?}", row.strategy, row.time);
-            assert_eq!(row.gave_up, 0, "{}", row.strategy);
         }
     }
 
     #[test]
     fn base_and_cap_reach_the_schedules() {
         // A larger base slows every backoff strategy down but leaves none alone.
-        let config = |base| {
-            ContentionConfig::builder().with_clients([30]).with_runs(10).with_base(base).build().unwrap()
-        };
-        let (small, large) = (run_contention(&config(5.0)), run_contention(&config(50.0)));
+        let config = |base| at_30(|p| p.base = Units(base)).run().unwrap();
+        let (small, large) = (config(5.0), config(50.0));
         for (a, b) in small.rows().iter().zip(large.rows()) {
             if a.strategy == ContentionStrategy::NoBackoff {
                 assert_eq!(a, b);
@@ -239,8 +249,9 @@ mod strategies {
                 assert!(b.time.mean > a.time.mean, "{}", a.strategy);
             }
         }
-        let capped = ContentionConfig::builder().with_clients([30]).with_cap(40.0).build().unwrap();
-        let exponential = capped.schedules()[1];
+        let capped = at_30(|p| p.cap = Units(40.0));
+        let exponential = capped.schedules().unwrap()[1];
+        let _: &List<ContentionStrategy> = &capped.strategies;
         assert_eq!(exponential.max_delay(), std::time::Duration::from_millis(40));
     }
 }
@@ -248,8 +259,7 @@ mod strategies {
 mod engine {
     //! The event queue's order, as a property: against sorting, and against
     //! a plain binary heap of (time, scheduling order) on random workloads
-    //! that grow past the point where the engine changes its queue and
-    //! shrink back, with exact ties.
+    //! that grow and shrink, with exact ties, handled by `pop` and by `step`.
 
     use std::cmp::Reverse;
     use std::collections::BinaryHeap;
@@ -355,13 +365,47 @@ mod engine {
     }
 
     #[test]
-    fn matches_a_reference_heap_through_every_change_of_queue() {
-        // Long enough to cross both thresholds several times and to make
-        // the radix queue re-tune its width; every kind of delay.
-        for (seed, spread, ties) in [(1, 2000.0, 0), (2, 20.0, 1), (3, 1e-6, 2), (4, 5e5, 0), (5, 3.0, 3)] {
-            let handled = same_order(seed, 6000, spread, ties).unwrap();
-            assert!(handled > 12_000, "{handled}");
-        }
+    fn events_scheduled_while_running_are_relative_to_now_and_reset_starts_over() {
+        let mut engine = Engine::new();
+        engine.schedule_in(2.0, 'a');
+        assert_eq!(engine.pop(), Some('a'));
+        engine.schedule_in(0.0, 'b');
+        engine.schedule_in(0.5, 'c');
+        assert_eq!(engine.len(), 2);
+        assert_eq!((engine.pop(), engine.now()), (Some('b'), 2.0));
+        assert_eq!((engine.pop(), engine.now()), (Some('c'), 2.5));
+        assert!(engine.is_empty());
+        engine.schedule_in(1.0, 'd');
+        engine.reset();
+        assert!(engine.is_empty());
+        assert_eq!(engine.now(), 0.0);
+        engine.schedule_at(0.5, 'e');
+        assert_eq!(engine.pop(), Some('e'));
+    }
+
+    #[test]
+    fn negative_zero_and_infinity_sort_as_numbers() {
+        let mut engine = Engine::new();
+        engine.schedule_at(f64::INFINITY, 'c');
+        engine.schedule_at(1e-300, 'b');
+        engine.schedule_at(-0.0, 'a');
+        assert_eq!([engine.pop(), engine.pop(), engine.pop()], [Some('a'), Some('b'), Some('c')]);
+        assert_eq!(engine.now(), f64::INFINITY);
+    }
+
+    #[test]
+    #[should_panic(expected = "before the current time")]
+    fn refuses_the_past() {
+        let mut engine = Engine::new();
+        engine.schedule_in(2.0, ());
+        engine.pop();
+        engine.schedule_at(1.0, ());
+    }
+
+    #[test]
+    #[should_panic(expected = "before the current time")]
+    fn refuses_nan() {
+        Engine::new().schedule_at(f64::NAN, ());
     }
 
     proptest! {
@@ -414,6 +458,329 @@ mod engine {
     }
 }
 
+/// Each scenario's parameters: their defaults, the types their values read
+/// and write as, and a validation that names the field at fault.
+mod parameters {
+    use std::fmt::{Debug, Display};
+    use std::num::NonZeroUsize;
+    use std::str::FromStr;
+    use std::time::Duration;
+
+    use staggered_sim::frontier::{Candidate, Entry, FrontierParams, FrontierReport};
+    use staggered_sim::values::{
+        self, Capacity, Clients, Fraction, List, Rate, Share, Span, Units, Values, Window,
+    };
+    use staggered_sim::{
+        ContentionParams, ContentionStrategy, Experiment, Progress, ThrottlingParams, Work, MAX_CLIENTS,
+        MAX_TOTAL_RUNS,
+    };
+
+    /// `text` parsed, written back, and parsed again to the same value.
+    fn round_trip<T: FromStr<Err = String> + Display + PartialEq + Debug>(text: &str) -> T {
+        let value: T = text.parse().unwrap();
+        assert_eq!(value.to_string().parse::<T>().unwrap(), value, "{text}");
+        value
+    }
+
+    #[test]
+    fn each_value_type_reads_its_forms_and_writes_what_reads_back() {
+        assert_eq!(round_trip::<Rate>(" 2.5e3/s ").0, 2500.0);
+        assert_eq!(round_trip::<Rate>("700").to_string(), "700/s");
+        assert_eq!(round_trip::<Fraction>("1%").0, 0.01);
+        assert_eq!(round_trip::<Share>("3").0, 3.0);
+        assert_eq!(round_trip::<Units>("2.5").0, 2.5);
+        assert_eq!(round_trip::<Span>("1.5s").0, Duration::from_millis(1500));
+        let window = Window::Between(Duration::from_secs(10), Duration::from_secs(15));
+        assert_eq!((round_trip::<Window>("10s..15s"), round_trip::<Window>("None")), (window, Window::None));
+        assert_eq!(round_trip::<Capacity>("50%"), Capacity::Share(0.5));
+        assert_eq!(round_trip::<Capacity>("500/s"), Capacity::Rate(500.0));
+        assert_eq!(Capacity::Rate(250.0).share_of(1000.0), 0.25);
+        assert_eq!(round_trip::<Values>("1..2/0.5, 7").0, [1.0, 1.5, 2.0, 7.0]);
+        assert_eq!(
+            round_trip::<Values>("0.1..0.3/0.1").0,
+            [0.1, 0.2, 0.3],
+            "as written, not 0.30000000000000004"
+        );
+        assert_eq!(round_trip::<Values>("1..1.9/0.5").0, [1.0, 1.5], "TO is a bound, not a value");
+        assert_eq!(round_trip::<Clients>("10..190/10").to_string(), "10..190/10");
+        assert_eq!(round_trip::<Clients>("5,1..3,20..40/10,7").to_string(), "5,1..3/1,20..40/10,7");
+        assert_eq!(round_trip::<Clients>("1,2,4,8").to_string(), "1,2,4,8");
+        assert_eq!("10,50,100".parse::<Clients>().unwrap().0, [10, 50, 100]);
+        assert_eq!(" 5 , 1..3 , 20..45/10".parse::<Clients>().unwrap().0, [5, 1, 2, 3, 20, 30, 40]);
+        assert_eq!("1..10/99999999999".parse::<Clients>().unwrap().0, [1]);
+        assert_eq!("1..1000/1".parse::<Clients>().unwrap().0.len(), Clients::MAX_POINTS);
+        assert_eq!(round_trip::<List<ContentionStrategy>>("NONE, full").to_string(), "none,full");
+    }
+
+    #[test]
+    fn each_value_type_says_what_is_wrong() {
+        fn err<T: FromStr<Err = String> + Debug>(text: &str) -> String {
+            text.parse::<T>().unwrap_err()
+        }
+        assert_eq!(err::<Rate>("0"), "the rate must be above 0 requests per second");
+        for bad in ["-1", "abc", "700/min", "inf", "NaN", "", "/s"] {
+            assert!(bad.parse::<Rate>().is_err(), "{bad}");
+        }
+        assert_eq!(err::<Fraction>("2"), "must be between 0 and 1 (0% and 100%)");
+        for bad in ["-0.1", "101%", "x", "NaN", "%"] {
+            assert!(bad.parse::<Fraction>().is_err(), "{bad}");
+        }
+        assert_eq!(err::<Share>("-1"), "must be at least 0");
+        assert!(err::<Units>("5ms").starts_with("\"5ms\" is not a number: contention counts"));
+        assert_eq!(err::<Units>("1e300"), "1e300 is not a positive number of time units up to 1e12");
+        assert_eq!(err::<Window>("15s..10s"), "the trigger must start before it ends: 15s is not before 10s");
+        assert!(err::<Window>("10..15s").starts_with("the start: missing unit"));
+        assert_eq!(err::<Capacity>("0x"), "the capacity must be above 0");
+        for bad in ["0", "-5", "x", "half", "NaNx"] {
+            assert!(bad.parse::<Capacity>().is_err(), "{bad}");
+        }
+        for (bad, message) in [
+            ("3..1/1", "range 3..1/1 counts down: FROM must not exceed TO"),
+            ("1..3", "range 1..3 needs a positive step, such as 1..3/0.5"),
+            ("1..3/0", "range 1..3/0 needs a positive step, such as 1..3/0.5"),
+            ("0..1e300/1e-300", "more than 1000 values"),
+            ("1,,2", "empty list item: expected numbers and ranges such as 2, 1,1.5,2 or 1..3/0.5"),
+        ] {
+            assert_eq!(err::<Values>(bad), message);
+        }
+        for garbage in ["x", "1..", "..3/1", "1..3/x", "NaN", "inf", "1..2..3/1"] {
+            assert!(err::<Values>(garbage).contains("is not a number or a range"), "{garbage}");
+        }
+        for (bad, message) in [
+            ("0..10/5", "client count 0 is not between 1 and 100000"),
+            ("100001", "client count 100001 is not between 1 and 100000"),
+            ("99999999999999999999999", "client count 99999999999999999999999 is not between 1 and 100000"),
+            ("10..5/1", "range 10..5/1 counts down: FROM must not exceed TO"),
+            ("10..190/0", "range 10..190/0 has step 0: the step must be at least 1"),
+            ("1..1000,5", "1001 client counts are more than the limit of 1000"),
+            ("10,,20", "empty list item: expected counts and ranges such as 100, 10,50,100 or 10..190/10"),
+        ] {
+            assert_eq!(err::<Clients>(bad), message, "{bad}");
+        }
+        for garbage in ["abc", "-5", "+5", "1e3", "10..", "..10", "10..20/x", "1...5", "10-20", "½"] {
+            assert!(err::<Clients>(garbage).contains("is not a count or a range"), "{garbage}");
+        }
+        assert!(err::<List<ContentionStrategy>>("full,fibonacci")
+            .starts_with("unknown strategy \"fibonacci\": expected one of none,"));
+    }
+
+    #[test]
+    fn counts_and_seeds_say_their_range() {
+        assert_eq!((values::count("5"), values::count(" 7 "), values::count("0")), (Ok(5), Ok(7), Ok(0)));
+        assert_eq!(values::count("4294967295"), Ok(u32::MAX));
+        assert_eq!(values::count("-1"), Err("must be at least 1".to_owned()));
+        assert_eq!(values::count("4294967296"), Err("must be at most 4294967295".to_owned()));
+        assert_eq!(values::count("1.5"), Err("must be a whole number from 1 to 4294967295".to_owned()));
+        assert_eq!((values::seed("0"), values::seed("18446744073709551615")), (Ok(0), Ok(u64::MAX)));
+        for bad in ["-1", "18446744073709551616", "seed", ""] {
+            assert_eq!(
+                values::seed(bad),
+                Err("a seed is a whole number from 0 to 18446744073709551615".to_owned())
+            );
+        }
+    }
+
+    /// The first field an error names, and its message.
+    fn invalid<P: Experiment + Default>(change: impl FnOnce(&mut P)) -> (&'static str, String) {
+        let mut params = P::default();
+        change(&mut params);
+        let err = params.validate().unwrap_err();
+        (err.fields()[0], err.to_string())
+    }
+
+    #[test]
+    fn contention_is_the_published_grid_and_names_the_field_at_fault() {
+        let params = ContentionParams::default();
+        assert_eq!((params.clients.to_string(), params.runs), ("10..190/10".to_owned(), 100));
+        assert_eq!(params.strategies.0, ContentionStrategy::PUBLISHED);
+        assert_eq!(params.work(), Work { total: 1900 * 5 * 100, unit: "clients" });
+        assert_eq!(params.validate(), Ok(()));
+        let full: ContentionStrategy = "full".parse().unwrap();
+        let cases: [super::Case<ContentionParams>; 12] = [
+            (|p| p.clients.0.clear(), "clients", "invalid clients: give at least one client count"),
+            (|p| p.clients.0 = vec![10, 0], "clients", "invalid clients 0: must be between 1 and 100000"),
+            (|p| p.clients.0 = vec![10, 20, 10], "clients", "invalid clients: 10 is given twice"),
+            (|p| p.runs = 0, "runs", "invalid runs 0: must be at least 1"),
+            (|p| p.strategies.0.clear(), "strategies", "invalid strategies: give at least one strategy"),
+            (
+                |p| p.strategies = "full,full".parse().unwrap(),
+                "strategies",
+                "invalid strategies: full is given twice",
+            ),
+            (|p| p.hop_mean = -1.0, "hop_mean", "invalid hop-mean -1: must be a finite number, at least 0"),
+            (
+                |p| p.hop_sd = f64::INFINITY,
+                "hop_sd",
+                "invalid hop-sd inf: must be a finite number, at least 0",
+            ),
+            (|p| p.runs = 1_000_000, "runs", "invalid clients, strategies and runs: 95000000 runs in all"),
+            (
+                |p| (p.clients.0, p.runs) = (vec![MAX_CLIENTS], 3),
+                "runs",
+                "invalid clients, strategies and runs: 1.500e11 client pairs",
+            ),
+            (|p| p.cap = Units(9.0), "cap", "invalid cap 9: below exponential's first delay, 10 time units"),
+            (
+                |p| p.base = Units(3000.0),
+                "cap",
+                "invalid cap 2000: below exponential's first delay, 6000 time units",
+            ),
+        ];
+        for (change, field, message) in cases {
+            let (at, err) = invalid(change);
+            assert_eq!(at, field, "{err}");
+            assert!(err.starts_with(message), "{err}");
+        }
+        // One run of each published strategy at the largest client count is allowed.
+        let largest =
+            ContentionParams { clients: Clients(vec![MAX_CLIENTS]), runs: 1, ..ContentionParams::default() };
+        assert_eq!(largest.validate(), Ok(()));
+        // A list past the limit is refused by its length before any pass over it.
+        let counts = (0..=MAX_TOTAL_RUNS).map(|i| 1 + (i % 7) as u32).collect();
+        let long = ContentionParams {
+            clients: Clients(counts),
+            runs: 1,
+            strategies: List(vec![full]),
+            ..Default::default()
+        };
+        assert!(long.validate().unwrap_err().to_string().contains("10000001 runs in all"));
+    }
+
+    fn frontier() -> FrontierParams {
+        FrontierParams {
+            families: "full,smooth".parse().unwrap(),
+            scales: "1,3".parse().unwrap(),
+            multipliers: "1.5".parse().unwrap(),
+            clients: "8,16".parse().unwrap(),
+            runs: 3,
+            ..FrontierParams::default()
+        }
+    }
+
+    #[test]
+    fn a_frontier_s_references_are_the_contention_experiment_s_and_threads_do_not_matter() {
+        let params = frontier();
+        let mut reports = Vec::new();
+        for threads in [1, 2] {
+            let progress = Progress::on_threads(NonZeroUsize::new(threads).unwrap());
+            reports.push(params.run_with_progress(&progress).unwrap());
+            assert_eq!(progress.done(), params.work().total);
+            assert_eq!(params.work().total, (8 + 16) * (4 + 4) * 3);
+        }
+        assert_eq!(reports[0].rows(), reports[1].rows());
+        for row in params.contention().run().unwrap().rows() {
+            let entry = Entry::Reference(row.strategy);
+            let frontier = reports[0].rows().iter().find(|r| r.clients == row.clients && r.entry == entry);
+            assert_eq!(frontier.map(|f| (f.calls, f.time)), Some((row.calls, row.time)));
+        }
+        // A candidate does not depend on the others.
+        let alone = FrontierParams {
+            families: "smooth".parse().unwrap(),
+            scales: "3".parse().unwrap(),
+            ..frontier()
+        };
+        let smooth3 = |report: &FrontierReport| {
+            let rows = report.rows().iter().filter(|r| r.entry.name() == "smooth(scale 3)");
+            rows.map(|r| (r.calls, r.time)).collect::<Vec<_>>()
+        };
+        assert_eq!(smooth3(&reports[0]).len(), 2);
+        assert_eq!(smooth3(&reports[0]), smooth3(&alone.run().unwrap()));
+    }
+
+    #[test]
+    fn a_frontier_sweeps_every_family_by_the_values_it_reads_and_names_the_field_at_fault() {
+        let params = FrontierParams {
+            families: "smooth,floored".parse().unwrap(),
+            scales: "1,2".parse().unwrap(),
+            multipliers: "1.5".parse().unwrap(),
+            floors: "0,0.2".parse().unwrap(),
+            ..FrontierParams::default()
+        };
+        let names: Vec<String> = params.candidates().iter().map(Candidate::name).collect();
+        assert_eq!(
+            names,
+            [
+                "smooth(scale 1)",
+                "smooth(scale 2)",
+                "floored(scale 1, multiplier 1.5, floor 0)",
+                "floored(scale 1, multiplier 1.5, floor 0.2)",
+                "floored(scale 2, multiplier 1.5, floor 0)",
+                "floored(scale 2, multiplier 1.5, floor 0.2)",
+            ]
+        );
+        assert!(params.has_target());
+        assert_eq!(FrontierParams::default().candidates().len(), 6 * 3 + 6 * 3 * 3);
+        let cases: [super::Case<FrontierParams>; 15] = [
+            (|p| p.families.0.clear(), "families", "invalid families: give at least one family"),
+            (|p| p.families = "full,full".parse().unwrap(), "families", "invalid families: full is given twice"),
+            (|p| p.scales.0.clear(), "scales", "invalid scales: give at least one value"),
+            (|p| p.scales = "1,1".parse().unwrap(), "scales", "invalid scales: 1 is given twice"),
+            (|p| p.scales = "-1".parse().unwrap(), "scales", "invalid scale -1: must be a positive number"),
+            (|p| p.multipliers = "0.9".parse().unwrap(), "multipliers", "invalid multiplier 0.9: must be a finite number, at least 1"),
+            (|p| p.floors.0.clear(), "floors", "invalid floors: give at least one value"),
+            (|p| p.floors = "1.2".parse().unwrap(), "floors", "invalid floor 1.2: must be between 0 and 1"),
+            (|p| p.margin = Share(f64::NAN), "margin", "invalid margin NaN: must be a finite fraction, at least 0"),
+            (|p| p.scales = "300".parse().unwrap(), "scales", "invalid scale for full(scale 300, multiplier 1.5): its first interval, 3000 time units, is above the cap, 2000"),
+            (|p| p.references = "full,full".parse().unwrap(), "references", "invalid strategies: full is given twice"),
+            (|p| p.clients = Clients(vec![0]), "clients", "invalid clients 0: must be between 1 and 100000"),
+            (|p| p.runs = 0, "runs", "invalid runs 0: must be at least 1"),
+            (|p| p.runs = 1_000_000, "runs", "invalid clients, strategies and runs: 76000000 runs in all"),
+            (
+                |p| (p.scales, p.multipliers) = ("1..200/1".parse().unwrap(), "1..60/1".parse().unwrap()),
+                "families",
+                "invalid families, scales, multipliers and floors: 48000 candidates",
+            ),
+        ];
+        for (change, field, message) in cases {
+            let (at, err) = invalid(change);
+            assert_eq!(at, field, "{err}");
+            assert!(err.starts_with(message), "{err}");
+        }
+        // A family that does not read a list does not need it.
+        let smooth = FrontierParams {
+            families: "smooth".parse().unwrap(),
+            multipliers: Values(vec![]),
+            floors: Values(vec![]),
+            ..frontier()
+        };
+        assert_eq!(smooth.validate(), Ok(()));
+        let without_target = FrontierParams { references: "full".parse().unwrap(), ..frontier() };
+        assert!(!without_target.has_target());
+        assert_eq!(without_target.notes()[0].0, "references");
+    }
+
+    #[test]
+    fn throttling_offers_twice_the_limit_and_names_the_field_at_fault() {
+        let params = ThrottlingParams::default();
+        assert_eq!((params.clients, params.arrival_rate.0, params.rate_limit.0), (20, 1000.0, 500.0));
+        assert_eq!((params.buckets(), params.validate()), (60, Ok(())));
+        let cases: [super::Case<ThrottlingParams>; 9] = [
+            (|p| p.duration = Span(Duration::from_millis(999)), "duration", "invalid duration 999ms"),
+            (|p| p.clients = 0, "clients", "invalid clients 0: must be from 1 to 100000"),
+            (|p| p.hop = Span(Duration::from_secs(11)), "hop", "invalid hop 11s: must be at most 10s"),
+            (|p| p.policies.0.clear(), "policies", "invalid policies: give at least one policy"),
+            (|p| p.policies = "retry+ratio".parse().unwrap(), "policies", "unknown policy \"retry+ratio\": expected one of no-retry, retry, retry+token-bucket, adaptive"),
+            (|p| p.limiter_beta = 2.0, "limiter_beta", "invalid limiter for adaptive: invalid beta"),
+            (|p| p.attempts = 0, "attempts", "invalid max_attempts 0"),
+            (|p| p.base = Span(Duration::from_secs(2)), "cap", "invalid max_delay 1s: must not be below base (2s)"),
+            (
+                |p| p.duration = Span(Duration::from_secs(20_000)),
+                "arrival_rate",
+                "invalid arrival-rate and duration: 20000000 operations expected, at most 10000000 (the clients' \
+                 queues are held in memory)",
+            ),
+        ];
+        for (change, field, message) in cases {
+            let (at, err) = invalid(change);
+            assert_eq!(at, field, "{err}");
+            assert!(err.starts_with(message), "{err}");
+        }
+        let quiet = ThrottlingParams { policies: "no-retry".parse().unwrap(), ..ThrottlingParams::default() };
+        let notes: Vec<&str> = quiet.notes().iter().map(|(field, _)| *field).collect();
+        assert!(notes.contains(&"attempts") && notes.contains(&"limiter_beta"), "{notes:?}");
+    }
+}
+
 mod overload {
     //! The overload scenario: without a budget, retries turn a 5-second
     //! capacity drop into a failure that outlasts it (metastable); each of
@@ -431,11 +798,8 @@ mod overload {
     use std::sync::OnceLock;
     use std::time::Duration;
 
-    use staggered::budget::RatioBudgetBuilder;
-    use staggered::{Backoff, Strategy};
-    use staggered_sim::{
-        run_overload, OverloadConfig, OverloadError, OverloadPolicy, OverloadReport, Trigger,
-    };
+    use staggered_sim::values::{Capacity, Fraction, Jitter, Rate, Span, Window};
+    use staggered_sim::{Experiment, OverloadParams, OverloadReport, Policy, Progress};
 
     /// The claim: once a budget has drained, attempts per first attempt.
     const DRAINED_AMPLIFICATION: f64 = 1.25;
@@ -448,19 +812,18 @@ mod overload {
     /// sampling noise to allow for beyond that.
     const RARE_FAILURE_TOLERANCE: f64 = 0.001;
 
-    const BUDGETS: [OverloadPolicy; 3] =
-        [OverloadPolicy::TokenBucket, OverloadPolicy::Ratio, OverloadPolicy::Throttle];
+    const BUDGETS: [Policy; 3] = [Policy::TokenBucket, Policy::Ratio, Policy::Throttle];
 
     /// The default scenario, simulated once for the tests of this module.
     fn scenario() -> &'static OverloadReport {
         static REPORT: OnceLock<OverloadReport> = OnceLock::new();
-        REPORT.get_or_init(|| run_overload(&OverloadConfig::default()))
+        REPORT.get_or_init(|| OverloadParams::default().run().unwrap())
     }
 
     #[test]
     fn without_a_budget_retries_never_recover() {
         let report = scenario();
-        let retry = report.row(OverloadPolicy::Retry).unwrap();
+        let retry = report.row(Policy::Retry).unwrap();
         assert!(!retry.recovered, "{:?}", retry.recovery_time);
         assert_eq!(retry.recovery_time, None);
         // Every attempt times out, so every operation makes all 3: the
@@ -469,7 +832,7 @@ mod overload {
         let after_trigger = &retry.series.goodput[16..];
         assert!(after_trigger.iter().all(|&n| n == 0), "{after_trigger:?}");
         // The trigger alone is survivable: without retries the backlog drains.
-        let no_retry = report.row(OverloadPolicy::NoRetry).unwrap();
+        let no_retry = report.row(Policy::NoRetry).unwrap();
         assert!(no_retry.recovered);
         assert!(no_retry.recovery_time.unwrap() <= Duration::from_secs(6), "{:?}", no_retry.recovery_time);
     }
@@ -477,7 +840,7 @@ mod overload {
     #[test]
     fn with_each_budget_the_server_recovers() {
         let report = scenario();
-        let retry = report.row(OverloadPolicy::Retry).unwrap();
+        let retry = report.row(Policy::Retry).unwrap();
         for policy in BUDGETS {
             let row = report.row(policy).unwrap();
             assert!(row.recovered, "{policy}");
@@ -510,20 +873,21 @@ mod overload {
         // The buckets hold every single second under the bound too; the ratio
         // budget does not: when the withdrawals of its first burst leave the
         // window (10 s later) it allows a new burst, over 2x for a second.
-        for policy in [OverloadPolicy::TokenBucket, OverloadPolicy::Throttle] {
+        for policy in [Policy::TokenBucket, Policy::Throttle] {
             let peak = scenario().row(policy).unwrap().peak_amplification_drained.unwrap();
             assert!(peak <= DRAINED_AMPLIFICATION, "{policy}: {peak}");
         }
-        let ratio = scenario().row(OverloadPolicy::Ratio).unwrap();
+        let ratio = scenario().row(Policy::Ratio).unwrap();
         assert!(ratio.peak_amplification_drained.unwrap() > 2.0, "{ratio:?}");
     }
 
     #[test]
     fn rare_failures_cost_the_budgets_nothing() {
-        let config = OverloadConfig::builder().without_trigger().with_error_rate(0.01).build().unwrap();
-        let report = run_overload(&config);
-        let retry = report.row(OverloadPolicy::Retry).unwrap();
-        let no_retry = report.row(OverloadPolicy::NoRetry).unwrap();
+        let params =
+            OverloadParams { trigger: Window::None, error_rate: Fraction(0.01), ..OverloadParams::default() };
+        let report = params.run().unwrap();
+        let retry = report.row(Policy::Retry).unwrap();
+        let no_retry = report.row(Policy::NoRetry).unwrap();
         assert!(retry.goodput > 0.999, "{}", retry.goodput);
         assert!((0.985..0.995).contains(&no_retry.goodput), "{}", no_retry.goodput);
         for policy in BUDGETS {
@@ -541,24 +905,33 @@ mod overload {
 
     #[test]
     fn same_seed_same_report_on_any_number_of_threads() {
-        let config =
-            OverloadConfig::builder().with_duration(Duration::from_secs(20)).with_seed(7).build().unwrap();
+        // 20.5 s: 21 buckets, the last one shorter, each counted as progress.
+        let config = OverloadParams {
+            duration: Span(Duration::from_millis(20_500)),
+            seed: 7,
+            ..OverloadParams::default()
+        };
+        assert_eq!((config.buckets(), config.work().total), (21, 21 * 5));
         let reports: Vec<_> = [1, 2, 3]
             .into_iter()
             .map(|threads| {
-                run_overload(
-                    &config.to_builder().with_threads(NonZeroUsize::new(threads).unwrap()).build().unwrap(),
-                )
+                let progress = Progress::on_threads(NonZeroUsize::new(threads).unwrap());
+                let report = config.run_with_progress(&progress).unwrap();
+                assert_eq!(progress.done(), config.work().total);
+                report
             })
             .collect();
+        assert_eq!(config.simulate(Policy::Ratio).unwrap(), reports[0].rows()[3]);
+        let trigger = (Duration::from_secs(10), Duration::from_secs(15), 0.5);
+        assert_eq!(OverloadParams::default().trigger(), Some(trigger));
         for report in &reports[1..] {
             assert_eq!(report.rows(), reports[0].rows());
         }
         // A policy's row does not depend on the others.
-        let alone = config.to_builder().with_policies([OverloadPolicy::Ratio]).build().unwrap();
-        assert_eq!(run_overload(&alone).rows()[0], *reports[0].row(OverloadPolicy::Ratio).unwrap());
+        let alone = OverloadParams { policies: "retry+ratio".parse().unwrap(), ..config.clone() };
+        assert_eq!(alone.run().unwrap().rows()[0], *reports[0].row(Policy::Ratio).unwrap());
         // Another seed gives other draws for every policy.
-        let other = run_overload(&config.to_builder().with_seed(8).build().unwrap());
+        let other = OverloadParams { seed: 8, ..config }.run().unwrap();
         for (a, b) in reports[0].rows().iter().zip(other.rows()) {
             assert_ne!(a.series, b.series, "{}", a.policy);
         }
@@ -569,62 +942,77 @@ mod overload {
         let report = scenario();
         let offered = &report.rows()[0].series.offered;
         assert!(report.rows().iter().all(|row| row.series.offered == *offered));
-        assert_eq!(report.rows().iter().map(|row| row.policy).collect::<Vec<_>>(), OverloadPolicy::ALL);
+        assert_eq!(
+            report.rows().iter().map(|row| row.policy).collect::<Vec<_>>(),
+            OverloadParams::default().policies.0
+        );
     }
 
     #[test]
     fn rejects_each_bad_parameter_by_name() {
-        let b = OverloadConfig::builder;
-        let secs = Duration::from_secs;
-        let unbounded = Backoff::builder(Strategy::Full).without_max_attempts().build().unwrap();
-        let cases = [
-            (b().with_duration(Duration::from_millis(999)), "invalid duration 999ms"),
-            (b().with_duration(secs(100_000)), "invalid duration 27h46m40s: must be between 1s and 24h"),
-            (b().with_arrival_rate(0.0), "invalid arrival-rate 0"),
-            (b().with_arrival_rate(f64::NAN), "invalid arrival-rate NaN"),
-            (b().with_service_rate(-1.0), "invalid service-rate -1"),
-            (b().with_timeout(Duration::ZERO), "invalid timeout 0s"),
+        let secs = |s| Span(Duration::from_secs(s));
+        let with = |change: fn(&mut OverloadParams)| {
+            let mut params = OverloadParams::default();
+            change(&mut params);
+            params.validate().unwrap_err()
+        };
+        let cases: [super::Case<OverloadParams>; 16] = [
+            (|p| p.duration = Span(Duration::from_millis(999)), "duration", "invalid duration 999ms"),
             (
-                b().with_trigger(Trigger::new(secs(15), secs(10), 0.5)),
+                |p| p.duration = Span(Duration::from_secs(100_000)),
+                "duration",
+                "invalid duration 27h46m40s: must be between 1s and 24h",
+            ),
+            (|p| p.timeout = Span(Duration::ZERO), "timeout", "invalid timeout 0s"),
+            (
+                |p| p.trigger = Window::Between(Duration::from_secs(15), Duration::from_secs(10)),
+                "trigger",
                 "invalid trigger 15s..10s: must start before it ends",
             ),
             (
-                b().with_trigger(Trigger::new(secs(50), secs(61), 0.5)),
+                |p| p.trigger = Window::Between(Duration::from_secs(50), Duration::from_secs(61)),
+                "trigger",
                 "invalid trigger 50s..1m1s: ends after the run's duration, 1m",
             ),
-            (b().with_trigger(Trigger::new(secs(10), secs(15), 0.0)), "invalid trigger-capacity 0"),
-            (b().with_error_rate(1.01), "invalid error-rate 1.01"),
-            (b().with_policies([]), "invalid policies: give at least one"),
+            (|p| p.trigger_capacity = Capacity::Share(0.0), "trigger_capacity", "invalid trigger-capacity 0"),
+            (|p| p.policies.0.clear(), "policies", "invalid policies: give at least one"),
             (
-                b().with_policies([OverloadPolicy::Retry, OverloadPolicy::Retry]),
+                |p| p.policies = "retry,retry".parse().unwrap(),
+                "policies",
                 "invalid policies: retry is given twice",
             ),
-            (b().with_backoff(unbounded), "invalid backoff"),
+            (|p| p.attempts = 0, "attempts", "invalid max_attempts 0"),
+            (|p| p.ratio_ttl = Span(Duration::ZERO), "ratio_ttl", "invalid budget for retry+ratio"),
+            (|p| p.throttle_max_tokens = 0, "throttle_max_tokens", "invalid budget for retry+throttle"),
             (
-                b().with_ratio_budget(RatioBudgetBuilder::new().with_ttl(secs(0))),
-                "invalid budget for retry+ratio",
+                |p| p.throttle_token_ratio = 20.0,
+                "throttle_token_ratio",
+                "invalid budget for retry+throttle: invalid token_ratio 20",
             ),
-            (b().with_retry_throttle(0, 0.1), "invalid budget for retry+throttle"),
-            (b().with_recovery(0.0, secs(5)), "invalid recovery-threshold 0"),
-            (b().with_recovery(0.95, Duration::from_millis(5500)), "invalid recovery-window 5.5s"),
-            (b().with_arrival_rate(1e7).with_duration(secs(60)), "invalid arrival-rate and duration"),
+            (|p| p.recovery_threshold = Fraction(0.0), "recovery_threshold", "invalid recovery-threshold 0"),
             (
-                b().with_arrival_rate(1e6)
-                    .with_duration(secs(60))
-                    .with_backoff(Backoff::builder(Strategy::Full).with_max_attempts(100).build().unwrap()),
+                |p| p.recovery_window = Span(Duration::from_millis(5500)),
+                "recovery_window",
+                "invalid recovery-window 5.5s",
+            ),
+            (|p| p.arrival_rate = Rate(1e7), "arrival_rate", "invalid arrival-rate and duration"),
+            (
+                |p| (p.arrival_rate, p.attempts) = (Rate(1e6), 100),
+                "attempts",
                 "invalid backoff: the operations expected times max_attempts could be 6000000000 attempts",
             ),
         ];
-        for (builder, message) in cases {
-            let err = builder.build().unwrap_err().to_string();
-            assert!(err.starts_with(message), "{err:?} does not start with {message:?}");
+        for (change, field, message) in cases {
+            let err = with(change);
+            assert_eq!(err.fields()[0], field, "{err}");
+            assert!(err.to_string().starts_with(message), "{err:?} does not start with {message:?}");
         }
-        let err = b().with_retry_throttle(10, 20.0).build().unwrap_err();
-        assert!(matches!(err, OverloadError::Budget { policy: OverloadPolicy::Throttle, .. }), "{err:?}");
-        let source = std::error::Error::source(&err).expect("the library's reason").to_string();
-        assert!(source.starts_with("invalid token_ratio 20"), "{source}");
-        assert_eq!(err.parameter(), "throttle-token-ratio");
-        assert_eq!("bogus".parse::<OverloadPolicy>(), Err(OverloadError::UnknownPolicy("bogus".into())));
+        let _ = (secs(1), Jitter(staggered::Strategy::Full));
+        assert_eq!(
+            "bogus".parse::<Policy>().unwrap_err(),
+            "unknown policy \"bogus\": expected one of no-retry, retry, retry+token-bucket, retry+ratio, \
+             retry+throttle, adaptive"
+        );
     }
 }
 
@@ -633,19 +1021,17 @@ mod overload {
 mod reports {
     use std::time::Duration;
 
-    use serde_json::Value;
     use staggered::Preset;
-    use staggered_sim::{
-        run_contention, run_overload, ContentionConfig, OverloadConfig, OverloadPolicy, Present,
-        ScheduleQuery,
-    };
+    use staggered_sim::values::Span;
+    use staggered_sim::{ContentionParams, Experiment, OverloadParams, Present, ScheduleQuery};
 
     #[test]
     fn a_contention_report_serializes_its_configuration_and_rows() {
-        let config = ContentionConfig::builder().with_clients([5]).with_runs(2).build().unwrap();
-        let report = run_contention(&config);
+        let params =
+            ContentionParams { clients: "5".parse().unwrap(), runs: 2, ..ContentionParams::default() };
+        let report = params.run().unwrap();
         let json = serde_json::to_value(&report).unwrap();
-        assert_eq!(json["config"]["clients"], Value::from(vec![5]));
+        assert_eq!(json["config"]["clients"], "5");
         assert_eq!(json["config"]["strategies"][4], "decorrelated");
         assert_eq!(json["rows"][3]["strategy"], "full");
         assert_eq!(json["rows"][3]["calls"]["mean"], report.rows()[3].calls.mean);
@@ -654,18 +1040,18 @@ mod reports {
 
     #[test]
     fn an_overload_report_serializes_durations_and_budgets_as_people_write_them() {
-        let config = OverloadConfig::builder()
-            .with_duration(Duration::from_secs(20))
-            .with_policies([OverloadPolicy::Retry, OverloadPolicy::Ratio])
-            .build()
-            .unwrap();
-        let report = run_overload(&config);
+        let params = OverloadParams {
+            duration: Span(Duration::from_secs(20)),
+            policies: "retry,retry+ratio".parse().unwrap(),
+            ..OverloadParams::default()
+        };
+        let report = params.run().unwrap();
         let json = serde_json::to_value(&report).unwrap();
         assert_eq!(json["config"]["duration"], "20s");
-        assert_eq!(json["config"]["trigger"]["start"], "10s");
-        assert_eq!(json["config"]["backoff"]["max_attempts"], 3);
-        assert_eq!(json["config"]["token_bucket"]["capacity"], 500);
-        assert_eq!(json["config"]["ratio_budget"]["ttl"], "10s");
+        assert_eq!(json["config"]["trigger"], "10s..15s");
+        assert_eq!(json["backoff"]["max_attempts"], 3);
+        assert_eq!(json["config"]["bucket_capacity"], 500);
+        assert_eq!(json["config"]["ratio_ttl"], "10s");
         assert_eq!(json["rows"][1]["policy"], "retry+ratio");
         assert_eq!(json["rows"][0]["series"]["offered"].as_array().unwrap().len(), 20);
         let view = report.present();
@@ -703,8 +1089,9 @@ mod throttling {
     use std::sync::OnceLock;
     use std::time::Duration;
 
+    use staggered_sim::values::{Rate, Span};
     use staggered_sim::{
-        run_throttling, Present, ThrottlingConfig, ThrottlingPolicy, ThrottlingReport, ThrottlingRow,
+        Experiment, Policy, Present, Progress, ThrottlingParams, ThrottlingReport, ThrottlingRow,
     };
 
     /// The claims, as the guide states them: adaptive throttles at most
@@ -716,34 +1103,34 @@ mod throttling {
     const SETTLED: f64 = 0.25;
 
     /// A small fleet with the default's proportions: twice the limit offered.
-    fn small() -> ThrottlingConfig {
-        ThrottlingConfig::builder()
-            .with_clients(5)
-            .with_arrival_rate(200.0)
-            .with_rate_limit(100.0)
-            .with_duration(Duration::from_secs(30))
-            .build()
-            .unwrap()
+    fn small() -> ThrottlingParams {
+        ThrottlingParams {
+            clients: 5,
+            arrival_rate: Rate(200.0),
+            rate_limit: Rate(100.0),
+            duration: Span(Duration::from_secs(30)),
+            ..ThrottlingParams::default()
+        }
     }
 
     fn scenario() -> &'static ThrottlingReport {
         static REPORT: OnceLock<ThrottlingReport> = OnceLock::new();
-        REPORT.get_or_init(|| run_throttling(&small()))
+        REPORT.get_or_init(|| small().run().unwrap())
     }
 
-    fn row(report: &ThrottlingReport, policy: ThrottlingPolicy) -> &ThrottlingRow {
+    fn row(report: &ThrottlingReport, policy: Policy) -> &ThrottlingRow {
         report.row(policy).unwrap()
     }
 
     #[test]
     fn adaptive_throttles_at_most_half_as_often_as_retry_at_the_same_goodput() {
         let report = scenario();
-        let retry = row(report, ThrottlingPolicy::Retry);
-        let adaptive = row(report, ThrottlingPolicy::Adaptive);
+        let retry = row(report, Policy::Retry);
+        let adaptive = row(report, Policy::Adaptive);
         assert!(retry.throttled_fraction > 0.5, "{retry:?}");
         assert!(adaptive.throttled_fraction <= THROTTLED_SHARE * retry.throttled_fraction, "{adaptive:?}");
         assert!(adaptive.goodput >= retry.goodput - GOODPUT_LOSS, "{adaptive:?} against {retry:?}");
-        let limit = small().rate_limit();
+        let limit = small().rate_limit.0;
         assert!((adaptive.send_rate / limit - 1.0).abs() <= SETTLED, "{}", adaptive.send_rate);
         // What the server could not take waited at the clients.
         assert!(adaptive.wait_p50 > retry.wait_p99, "{adaptive:?}");
@@ -753,9 +1140,9 @@ mod throttling {
     #[test]
     fn retries_add_attempts_not_goodput_and_the_quota_refuses_most() {
         let report = scenario();
-        let no_retry = row(report, ThrottlingPolicy::NoRetry);
-        let retry = row(report, ThrottlingPolicy::Retry);
-        let standard = row(report, ThrottlingPolicy::TokenBucket);
+        let no_retry = row(report, Policy::NoRetry);
+        let retry = row(report, Policy::Retry);
+        let standard = row(report, Policy::TokenBucket);
         assert_eq!(no_retry.attempts_per_operation, no_retry.attempts as f64 / no_retry.operations as f64);
         assert!(no_retry.attempts <= no_retry.operations);
         assert!((0.4..0.6).contains(&no_retry.throttled_fraction), "{no_retry:?}");
@@ -765,7 +1152,7 @@ mod throttling {
         assert!(standard.attempts_per_operation < retry.attempts_per_operation);
         assert!(standard.throttled_fraction < retry.throttled_fraction);
         // The server admits its limit and a second's worth of tokens at most.
-        let most = small().rate_limit() * 31.0;
+        let most = small().rate_limit.0 * 31.0;
         for row in report.rows() {
             assert!((row.succeeded as f64) <= most, "{row:?}");
             // Every admitted attempt succeeded, unless its answer was still on its way at the end.
@@ -777,26 +1164,24 @@ mod throttling {
 
     #[test]
     fn with_a_limit_of_twice_the_load_nothing_is_throttled_and_adaptive_is_retry() {
-        let config = small().to_builder().with_rate_limit(400.0).build().unwrap();
-        let report = run_throttling(&config);
+        let report = ThrottlingParams { rate_limit: Rate(400.0), ..small() }.run().unwrap();
         for row in report.rows() {
             assert_eq!((row.throttled, row.refused), (0, 0), "{row:?}");
         }
-        let retry = row(&report, ThrottlingPolicy::Retry);
-        let adaptive = row(&report, ThrottlingPolicy::Adaptive);
+        let retry = row(&report, Policy::Retry);
+        let adaptive = row(&report, Policy::Adaptive);
         let mut same = adaptive.clone();
-        same.policy = ThrottlingPolicy::Retry;
+        same.policy = Policy::Retry;
         assert_eq!(same, *retry);
         assert!(report.paragraphs()[0].starts_with("Nothing was throttled"));
     }
 
     #[test]
     fn threads_seeds_and_single_policies_agree() {
-        let one = small().to_builder().with_threads(NonZeroUsize::MIN).build().unwrap();
-        let report = run_throttling(&one);
+        let report = small().run_with_progress(&Progress::on_threads(NonZeroUsize::MIN)).unwrap();
         assert_eq!(report.rows(), scenario().rows());
-        assert_eq!(one.simulate(ThrottlingPolicy::Adaptive), report.rows()[3]);
-        let other = run_throttling(&small().to_builder().with_seed(7).build().unwrap());
+        assert_eq!(small().simulate(Policy::Adaptive).unwrap(), report.rows()[3]);
+        let other = ThrottlingParams { seed: 7, ..small() }.run().unwrap();
         assert_ne!(other.rows()[0].series.offered, report.rows()[0].series.offered);
     }
 
@@ -806,10 +1191,10 @@ mod throttling {
         let json = serde_json::to_value(report).unwrap();
         assert_eq!(json["config"]["duration"], "30s");
         assert_eq!(json["config"]["hop"], "10ms");
-        assert_eq!(json["config"]["limiter"]["beta"], 0.7);
-        assert_eq!(json["config"]["token_bucket"]["throttled_cost"], 5);
+        assert_eq!(json["config"]["limiter_beta"], 0.7);
+        assert_eq!(json["config"]["bucket_throttled_cost"], 5);
         assert_eq!(json["rows"][3]["policy"], "adaptive");
-        assert_eq!(json["rows"][0]["series"]["sent"].as_array().unwrap().len(), 30);
+        assert_eq!(json["rows"][0]["series"]["arrivals"].as_array().unwrap().len(), 30);
         let view = report.present();
         assert_eq!(view.records.rows.len(), 4);
         assert_eq!(view.chart.unwrap().panels.len(), 4);

@@ -1,90 +1,48 @@
 //! `stagger simulate`: run one of the simulator's scenarios and show what it
 //! found.
 //!
-//! The simulator owns every scenario end to end: its validated
-//! configuration, the run, the report, its reading, and its presentation in
-//! the common report shape. Here are only the flags (the shared ones on
-//! [`SimulateArgs`], and one flag group per scenario that builds that
-//! scenario's configuration), then one path for every scenario: run with a
-//! progress bar, write the chart, export the report.
-//!
-//! A new scenario is a module beside [`contention`] (its flag group and its
-//! `configure`), a variant of [`Scenario`], a field of [`SimulateArgs`], and
-//! a line in [`execute`] and in [`check_foreign`].
+//! The simulator owns every scenario end to end: its parameters (each one
+//! field, with its default and unit), their validation, the run, the report,
+//! its reading, and its presentation in the common report shape. Here are
+//! only the command's own options; the scenarios' flags ([`flags`]) and
+//! files ([`mod@file`]) come from their parameters. A new scenario is a variant
+//! of [`Scenario`] with its parameters, and a line in [`execute`].
 
-mod contention;
-mod frontier;
-mod overload;
+mod file;
+mod flags;
 mod progress;
-mod throttling;
 
 use std::path::PathBuf;
 
 use anyhow::{anyhow, Context};
-use staggered_sim::{view, Experiment, Present};
+use staggered_sim::frontier::FrontierParams;
+use staggered_sim::view::list;
+use staggered_sim::{ContentionParams, Invalid, OverloadParams, Present, Scenario, ThrottlingParams};
 
 use crate::exit::{Exit, UsageError};
 use crate::output::{self, Format};
-
-/// The scenarios `stagger simulate` can run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Scenario {
-    /// N clients race to update one row with optimistic concurrency (the AWS
-    /// Architecture Blog's "Exponential Backoff And Jitter" experiment, 2015).
-    Contention,
-    /// A server at 70% load loses half its capacity for 5 s while clients
-    /// time out and retry, with no budget or under each of the library's
-    /// budgets.
-    Overload,
-    /// Clients offer twice what a rate-limited server admits, with no
-    /// retries, retries, the AWS SDKs' standard mode, or their adaptive mode
-    /// (the library's adaptive limiter).
-    Throttling,
-    /// A search in the contention experiment: candidate schedules swept
-    /// from families of the library's strategies, their Pareto front of
-    /// calls and completion time, and those that do the work of full jitter
-    /// in the time of decorrelated jitter.
-    Frontier,
-}
-
-impl Scenario {
-    /// The name, as `--scenario` takes it.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Scenario::Contention => "contention",
-            Scenario::Overload => "overload",
-            Scenario::Throttling => "throttling",
-            Scenario::Frontier => "frontier",
-        }
-    }
-}
+use file::{Loaded, Section};
+use flags::{flag, Params};
 
 /// The options of `stagger simulate` (its help text is on
-/// [`Command::Simulate`](crate::cli::Command::Simulate)): those every
-/// scenario reads, then each scenario's flag group.
+/// [`Command::Simulate`](crate::cli::Command::Simulate)): the command's
+/// own, then every scenario's parameters.
 #[derive(Debug, Clone, clap::Args)]
 pub struct SimulateArgs {
-    /// The experiment to run.
-    #[arg(long, value_name = "NAME", value_enum, default_value_t = Scenario::Contention)]
-    pub scenario: Scenario,
+    /// The experiment to run [default: contention, or the --config file's].
+    #[arg(long, value_name = "NAME", value_enum)]
+    pub scenario: Option<Scenario>,
 
-    /// Seed of every run's generators: the same seed gives the same output on
-    /// every machine, whatever its number of cores [default: 2015].
-    #[arg(long, value_name = "S", value_parser = crate::numbers::seed, allow_negative_numbers = true)]
-    pub seed: Option<u64>,
+    /// Read the experiment from FILE.toml: its scenario and parameters, as
+    /// --print-config writes them; a parameter given as an option here wins
+    /// over the file.
+    #[arg(long, value_name = "FILE.toml")]
+    pub config: Option<PathBuf>,
 
-    /// The backoff base. contention and frontier: a positive number of time
-    /// units, in the 2015 convention (the exponential family's first ceiling is 2 x base,
-    /// decorrelated's sleep starts at base) [default: 5]. overload and
-    /// throttling: a duration, the first retry's ceiling [default: 100ms].
-    #[arg(long, value_name = "UNITS|DUR", allow_hyphen_values = true)]
-    pub base: Option<String>,
-
-    /// The backoff cap, at least every strategy's first delay. contention and
-    /// frontier: a number of time units [default: 2000]. overload and
-    /// throttling: a duration, the max_delay [default: 1s].
-    #[arg(long, value_name = "UNITS|DUR", allow_hyphen_values = true)]
-    pub cap: Option<String>,
+    /// Write the experiment, every parameter resolved, as a file for
+    /// --config, and run nothing.
+    #[arg(long)]
+    pub print_config: bool,
 
     /// The output format.
     #[arg(long, value_name = "FORMAT", value_enum, default_value_t = Format::Table)]
@@ -94,57 +52,88 @@ pub struct SimulateArgs {
     /// against the client count, one line per strategy. overload: offered
     /// load, server arrivals and goodput per second, one panel per policy.
     /// throttling: offered load, attempts sent, the rate limit and goodput
-    /// per second, one panel per policy.
-    /// frontier: calls against completion time, one panel per client count.
+    /// per second, one panel per policy. frontier: calls against completion
+    /// time, one panel per client count.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
 
-    /// `--scenario contention`'s options.
+    /// Every scenario's parameters.
     #[command(flatten)]
-    pub contention: contention::Flags,
-
-    /// `--scenario overload`'s options.
-    #[command(flatten)]
-    pub overload: overload::Flags,
-
-    /// `--scenario frontier`'s options.
-    #[command(flatten)]
-    pub frontier: frontier::Flags,
-
-    /// `--scenario throttling`'s options.
-    #[command(flatten)]
-    pub throttling: throttling::Flags,
+    pub parameters: flags::Parameters,
 }
-
-/// The flags of a flag group that were given, as typed (`--arrival-rate`):
-/// the field name, kebab-cased, as clap derives the flag.
-macro_rules! given {
-    ($flags:expr; $($field:ident),+ $(,)?) => {
-        [$((stringify!($field), $flags.$field.is_some())),+]
-            .into_iter()
-            .filter(|&(_, given)| given)
-            .map(|(field, _)| format!("--{}", field.replace('_', "-")))
-            .collect::<Vec<String>>()
-    };
-}
-use given;
 
 /// Runs `stagger simulate` with `args`.
 ///
 /// # Errors
-/// A usage error for bad options, or the failure to write the chart or
-/// standard output.
+/// A usage error for bad options or a bad file, or the failure to write the
+/// chart or standard output.
 pub fn execute(args: &SimulateArgs) -> anyhow::Result<Exit> {
-    check_foreign(args)?;
     if let Some(path) = &args.plot {
         output::check_plot_path(path).context(UsageError::option("--plot"))?;
     }
-    let report = match args.scenario {
-        Scenario::Contention => simulate(contention::configure(args)?),
-        Scenario::Overload => simulate(overload::configure(args)?),
-        Scenario::Frontier => simulate(frontier::configure(args)?),
-        Scenario::Throttling => simulate(throttling::configure(args)?),
+    let file = args.config.as_deref().map(file::load).transpose()?;
+    let scenario = args.scenario.or_else(|| file.as_ref().and_then(Loaded::scenario)).unwrap_or_default();
+    match scenario {
+        Scenario::Contention => simulate::<ContentionParams>(args, file),
+        Scenario::Overload => simulate::<OverloadParams>(args, file),
+        Scenario::Throttling => simulate::<ThrottlingParams>(args, file),
+        Scenario::Frontier => simulate::<FrontierParams>(args, file),
+    }
+}
+
+/// Runs the scenario of `P` with the parameters of `file`, then the flags,
+/// or prints them; warns of those given that change nothing.
+fn simulate<P: Params + Section>(args: &SimulateArgs, mut file: Option<Loaded>) -> anyhow::Result<Exit> {
+    let mut params = file.as_mut().and_then(Loaded::take::<P>).unwrap_or_default();
+    let command = flags::command::<P>();
+    let given = &args.parameters.given;
+    if let Some((foreign, _)) =
+        given.iter().find(|(long, _)| command.get_arguments().all(|arg| arg.get_long() != Some(&long[2..])))
+    {
+        let owners: Vec<&str> = flags::owners(&foreign[2..]).iter().map(|s| s.name()).collect();
+        let scenario = P::SCENARIO.name();
+        return Err(anyhow!(
+            "{foreign} is an option of --scenario {}; it does not apply to --scenario {scenario}",
+            list(owners)
+        ))
+        .context(UsageError::options());
+    }
+    let tokens = given.iter().flat_map(|(long, value)| [long.clone(), value.clone()]);
+    let matches = match command.try_get_matches_from(std::iter::once("simulate".to_owned()).chain(tokens)) {
+        Ok(matches) => matches,
+        Err(err) => {
+            // As clap reports the other options' values.
+            let _ = err.print();
+            return Ok(Exit::Usage);
+        }
     };
+    params.update_from_arg_matches(&matches)?;
+    // Where a field was given: a flag, or a line of the file.
+    let on_command_line = |field: &str| given.iter().any(|(long, _)| *long == flag(field));
+    let in_file =
+        |field: &str| file.as_ref().and_then(|file| Some((file, file.line_of(P::SCENARIO, field)?)));
+    params.validate().map_err(|err: Invalid| {
+        let field = err.fields().iter().find(|field| on_command_line(field) || in_file(field).is_some());
+        match field.map(|field| (field, in_file(field))) {
+            Some((field, Some((file, line)))) if !on_command_line(field) => anyhow::Error::new(err.clone())
+                .context(format!("{}.{field} at line {line}", P::SCENARIO.name()))
+                .context(UsageError::file(&file.path)),
+            Some((field, _)) => anyhow::Error::new(err.clone()).context(UsageError::option(flag(field))),
+            None => anyhow::Error::new(err.clone()).context(UsageError::options()),
+        }
+    })?;
+    for (field, note) in params.notes() {
+        if on_command_line(field) {
+            eprintln!("warning: {} {note}", flag(field));
+        } else if let Some((file, _)) = in_file(field) {
+            eprintln!("warning: {}: {field} {note}", file.path.display());
+        }
+    }
+    if args.print_config {
+        output::print(&file::write(params)?)?;
+        return Ok(Exit::Success);
+    }
+    let report = progress::run(&params)?.present();
     if let Some(path) = &args.plot {
         // Before stdout, so a reader that stops early (`| head`) still gets it.
         let chart = report.chart.as_ref().ok_or_else(|| anyhow!("this scenario has no chart"))?;
@@ -153,124 +142,4 @@ pub fn execute(args: &SimulateArgs) -> anyhow::Result<Exit> {
     }
     output::print(&args.format.render(&report)?)?;
     Ok(Exit::Success)
-}
-
-/// Warns of the options that change nothing, runs the experiment with a
-/// progress bar, and presents its report.
-fn simulate<E: Experiment>((experiment, warnings): (E, Vec<String>)) -> view::Report {
-    for warning in warnings {
-        eprintln!("warning: {warning}");
-    }
-    progress::run(&experiment).present()
-}
-
-/// Refuses an option of another scenario than the one chosen: it would be
-/// ignored, and the user would read results they did not ask for. The
-/// frontier runs in the contention experiment, so contention's options
-/// are its too; the throttling scenario reads some flags of the others'
-/// groups ([`throttling::SHARED`]).
-fn check_foreign(args: &SimulateArgs) -> anyhow::Result<()> {
-    let groups: [(&[Scenario], Vec<String>); 4] = [
-        (&[Scenario::Contention, Scenario::Frontier], args.contention.given()),
-        (&[Scenario::Overload], args.overload.given()),
-        (&[Scenario::Frontier], args.frontier.given()),
-        (&[Scenario::Throttling], args.throttling.given()),
-    ];
-    let shared = |flag: &String| throttling::SHARED.contains(&flag.as_str());
-    for (owners, given) in groups {
-        let foreign = given.iter().find(|flag| !(args.scenario == Scenario::Throttling && shared(flag)));
-        if let Some(flag) = foreign.filter(|_| !owners.contains(&args.scenario)) {
-            // The message names every scenario that reads the flag, the
-            // throttling scenario included for the flags it shares.
-            let mut owners: Vec<&str> = owners.iter().map(|owner| owner.name()).collect();
-            if shared(flag) {
-                owners.push(Scenario::Throttling.name());
-            }
-            return Err(anyhow!(
-                "{flag} is an option of --scenario {}; it does not apply to --scenario {}",
-                listed(&owners),
-                args.scenario.name()
-            ))
-            .context(UsageError::options());
-        }
-    }
-    Ok(())
-}
-
-/// `a`, `a and b`, `a, b and c`.
-fn listed(names: &[&str]) -> String {
-    match names.split_last() {
-        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
-        _ => names.join(""),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use clap::{Args, Command, Parser};
-
-    /// `stagger simulate`'s options alone, to parse them as the CLI does.
-    #[derive(Debug, Parser)]
-    pub struct Options {
-        #[command(flatten)]
-        pub args: SimulateArgs,
-    }
-
-    /// `stagger simulate OPTIONS`, parsed.
-    pub fn parse(options: &[&str]) -> SimulateArgs {
-        Options::try_parse_from(["simulate"].iter().chain(options)).expect("clap accepts").args
-    }
-
-    /// The flags of a flag group, as clap defines them.
-    pub fn flags_of<A: Args>() -> Vec<String> {
-        let command = A::augment_args(Command::new("group"));
-        command.get_arguments().filter_map(|arg| arg.get_long()).map(|long| format!("--{long}")).collect()
-    }
-
-    #[test]
-    fn options_of_the_other_scenario_are_refused() {
-        let message = |options: &[&str]| format!("{:#}", check_foreign(&parse(options)).unwrap_err());
-        assert_eq!(
-            message(&["--clients", "10", "--seed", "1", "--arrival-rate", "5"]),
-            "invalid options: --arrival-rate is an option of --scenario overload and throttling; it does \
-             not apply to --scenario contention"
-        );
-        assert!(message(&["--scenario", "overload", "--runs", "3"])
-            .contains("--runs is an option of --scenario contention"));
-        assert!(check_foreign(&parse(&["--scenario", "overload", "--base", "1s", "--plot", "a.svg"])).is_ok());
-        assert!(message(&["--scenario", "overload", "--rate-limit", "5"])
-            .contains("--rate-limit is an option of --scenario throttling"));
-        assert!(message(&["--scenario", "throttling", "--timeout", "1s"])
-            .contains("--timeout is an option of --scenario overload"));
-        assert!(message(&["--scenario", "throttling", "--runs", "2"])
-            .contains("--runs is an option of --scenario contention"));
-        let shared =
-            ["--scenario", "throttling", "--clients", "5", "--duration", "9s", "--arrival-rate", "9"];
-        assert!(check_foreign(&parse(&[&shared[..], &["--policies", "retry", "--attempts", "2"]].concat()))
-            .is_ok());
-        assert!(message(&["--clients", "5", "--rate-limit", "5"]).contains("--rate-limit is an option"));
-        assert!(message(&["--scales", "1"]).contains("--scales is an option of --scenario frontier"));
-        assert!(check_foreign(&parse(&["--scenario", "frontier", "--clients", "10", "--runs", "3"])).is_ok());
-    }
-
-    #[test]
-    fn a_refused_option_names_every_scenario_that_reads_it() {
-        let message = |options: &[&str]| format!("{:#}", check_foreign(&parse(options)).unwrap_err());
-        assert_eq!(
-            message(&["--scenario", "frontier", "--attempts", "3"]),
-            "invalid options: --attempts is an option of --scenario overload and throttling; it does not \
-             apply to --scenario frontier"
-        );
-        assert_eq!(
-            message(&["--scenario", "overload", "--clients", "5"]),
-            "invalid options: --clients is an option of --scenario contention, frontier and throttling; it \
-             does not apply to --scenario overload"
-        );
-        assert_eq!(
-            message(&["--scenario", "throttling", "--timeout", "1s"]),
-            "invalid options: --timeout is an option of --scenario overload; it does not apply to --scenario \
-             throttling"
-        );
-    }
 }

@@ -30,7 +30,10 @@ const TEMPLATE: &str =
 
 /// Runs `experiment`, with a progress bar on standard error if it is a
 /// terminal.
-pub fn run<E: Experiment>(experiment: &E) -> E::Report {
+///
+/// # Errors
+/// What the experiment's validation finds.
+pub fn run<E: Experiment>(experiment: &E) -> Result<E::Report, staggered_sim::Invalid> {
     let progress = Progress::default();
     if !std::io::stderr().is_terminal() {
         return experiment.run_with_progress(&progress);

@@ -206,20 +206,20 @@ fn an_unwritable_chart_is_refused_before_the_work_with_2() {
 #[test]
 fn bad_options_exit_2_naming_the_option() {
     let cases: [(&[&str], &str); 17] = [
-        (&["--clients", "0"], "invalid value for --clients: client count 0 is not between 1 and 100000"),
-        (&["--clients", "10..5/1"], "invalid value for --clients: range 10..5/1 counts down"),
-        (&["--clients", "10..190/0"], "invalid value for --clients: range 10..190/0 has step 0"),
-        (&["--clients", "ten"], "invalid value for --clients: \"ten\" is not a count or a range"),
-        (&["--clients", "100001"], "invalid value for --clients: client count 100001"),
+        (&["--clients", "0"], "'0' for '--clients <LIST>': client count 0 is not between 1 and 100000"),
+        (&["--clients", "10..5/1"], "'--clients <LIST>': range 10..5/1 counts down"),
+        (&["--clients", "10..190/0"], "'--clients <LIST>': range 10..190/0 has step 0"),
+        (&["--clients", "ten"], "'--clients <LIST>': \"ten\" is not a count or a range"),
+        (&["--clients", "100001"], "'--clients <LIST>': client count 100001"),
         (&["--clients", "10,10"], "invalid value for --clients"),
         (&["--runs", "0"], "invalid value for --runs: invalid runs 0: must be at least 1"),
         (
             &["--runs", "1000000"],
             "invalid value for --runs: invalid clients, strategies and runs: 95000000 runs",
         ),
-        (&["--strategies", "nope"], "invalid value for --strategies: unknown strategy \"nope\""),
-        (&["--base", "-1"], "invalid value for --base: -1 is not a positive number of time units"),
-        (&["--base", "5ms"], "invalid value for --base: \"5ms\" is not a number: contention counts"),
+        (&["--strategies", "nope"], "'--strategies <LIST>': unknown strategy \"nope\""),
+        (&["--base", "-1"], "'--base <UNITS>': -1 is not a positive number of time units"),
+        (&["--base", "5ms"], "'--base <UNITS>': \"5ms\" is not a number: contention counts"),
         (
             &["--cap", "1", "--base", "5"],
             "invalid value for --cap: invalid cap 1: below exponential's first delay, 10",
@@ -258,7 +258,7 @@ fn no_progress_bar_when_stderr_is_not_a_terminal() {
 #[test]
 fn help_documents_lists_and_time_units() {
     let help = stdout_of(&["simulate", "--help"]);
-    for needle in ["--clients <LIST>", "10..190/10", "--plot <FILE.svg>", "time units", "- contention: "] {
+    for needle in ["--clients <LIST|N>", "10..190/10", "--plot <FILE.svg>", "time units", "- contention: "] {
         assert!(help.contains(needle), "{needle}: {help}");
     }
     assert!(stdout_of(&["--help"]).contains("simulate"));
@@ -515,7 +515,7 @@ mod overload {
                 &["--trigger", "15s..10s"],
                 "'--trigger <START..END|none>': the trigger must start before it ends",
             ),
-            (&["--policies", "nope"], "invalid value for --policies: unknown policy \"nope\""),
+            (&["--policies", "nope"], "'--policies <LIST>': unknown policy \"nope\""),
             (
                 &["--policies", "retry,retry"],
                 "invalid value for --policies: invalid policies: retry is given twice",
@@ -528,13 +528,13 @@ mod overload {
                 &["--duration", "12s"],
                 "invalid value for --duration: invalid trigger 10s..15s: ends after the run's duration, 12s",
             ),
-            (&["--base", "5"], "invalid value for --base: missing unit after 5"),
+            (&["--base", "5"], "'--base <DUR>': missing unit after 5"),
             (&["--cap", "10ms"], "invalid value for --cap: "),
             (&["--trigger-capacity", "0x"], "'--trigger-capacity <R|Fx|P%>': the capacity must be above 0"),
             (&["--ratio-ttl", "2m"], "invalid value for --ratio-ttl: invalid budget for retry+ratio: "),
             (
                 &["--clients", "10"],
-                "--clients is an option of --scenario contention, frontier and throttling; it does not apply to --scenario overload",
+                "--clients is an option of --scenario contention, throttling and frontier; it does not apply to --scenario overload",
             ),
             (
                 &["--runs", "5"],
@@ -701,14 +701,14 @@ mod throttling {
         let cases: [(&[&str], &str); 7] = [
             (&["--rate-limit", "0"], "'--rate-limit <R>': the rate must be above 0"),
             (&["--policies", "retry+ratio"], "invalid value for --policies: unknown policy \"retry+ratio\""),
-            (&["--clients", "10,20"], "invalid value for --clients: "),
+            (&["--clients", "10,20"], "'--clients <N>': must be a whole number"),
             (&["--clients", "0"], "invalid value for --clients: invalid clients 0"),
             (
                 &["--timeout", "1s"],
                 "--timeout is an option of --scenario overload; it does not apply to --scenario throttling",
             ),
             (&["--runs", "3"], "--runs is an option of --scenario contention"),
-            (&["--base", "5"], "invalid value for --base: missing unit after 5"),
+            (&["--base", "5"], "'--base <DUR>': missing unit after 5"),
         ];
         for (options, needle) in cases {
             let mut args = vec!["simulate", "--scenario", "throttling"];

@@ -83,9 +83,9 @@ fn plot_draws_a_panel_per_client_count_with_the_references_labelled() {
 #[test]
 fn bad_options_exit_2_naming_the_option() {
     let cases: [(&[&str], &str); 8] = [
-        (&["--families", "nope"], "invalid value for --families: unknown family \"nope\""),
+        (&["--families", "nope"], "'--families <LIST>': unknown family \"nope\""),
         (&["--scales", "0"], "invalid value for --scales: invalid scale 0"),
-        (&["--scales", "1..2/0"], "invalid value for --scales: range 1..2/0 needs a positive step"),
+        (&["--scales", "1..2/0"], "'--scales <LIST>': range 1..2/0 needs a positive step"),
         (
             &["--scales", "500"],
             "invalid value for --scales: invalid scale for full(scale 500, multiplier 1.5)",

@@ -1,12 +1,12 @@
 //! One run of the 2015 contention model, on the engine.
 //!
-//! The reading of the model is documented on [`run_contention`](super::run_contention).
+//! The reading of the model is documented on the [scenario](super).
 
 use std::time::Duration;
 
 use staggered::{Action, Backoff, Decision, Failure, FastRng, Limits, NoBudget};
 
-use crate::engine::{prefetch, Engine};
+use crate::engine::Engine;
 use crate::experiment::Progress;
 use crate::rng::{derive, Normal};
 use crate::units::{elapsed, to_units};
@@ -24,38 +24,15 @@ pub struct RunOutcome {
     pub gave_up: u32,
 }
 
-/// A message arriving at the server: a client's read, or its write carrying
-/// the version its read saw.
-///
-/// Packed in 8 bytes (the client in the low 31 bits, the top bit set for a
-/// write), so a queued event is 16 bytes in the radix queue and 24 in the
-/// heap instead of 24 and 32.
-#[derive(Debug, Clone, Copy)]
-struct Message {
-    tagged: u32,
-    version: u32,
-}
+/// A message arriving at the server: a client's read, or, with the
+/// [`WRITE`] bit set, its write. The version the write carries is kept with
+/// the client ([`Client::seen`]), so that a queued event is 4 bytes and its
+/// entry in the engine's heap 16.
+type Message = u32;
 
-/// The bit of [`Message::tagged`] that marks a write.
+/// The bit of a [`Message`] that marks a write.
 const WRITE: u32 = 1 << 31;
 const _: () = assert!(super::MAX_CLIENTS < WRITE, "a client index leaves the write bit free");
-
-impl Message {
-    #[inline(always)]
-    const fn read(client: u32) -> Self {
-        Message { tagged: client, version: 0 }
-    }
-
-    #[inline(always)]
-    const fn write(client: u32, version: u32) -> Self {
-        Message { tagged: client | WRITE, version }
-    }
-}
-
-/// How many events ahead a run asks for a client's state: enough to
-/// overlap a miss to main memory, few enough that the forecast holds
-/// (measured at 10^5 clients: about 15 s with 2, 17.5 s with 4, 22 s without).
-const LOOK_AHEAD: usize = 2;
 
 /// How many finished clients a run counts before it adds them to the
 /// shared [`Progress`]: one atomic add per client, from two threads, moved
@@ -63,13 +40,16 @@ const LOOK_AHEAD: usize = 2;
 /// grid.
 const PROGRESS_BATCH: u32 = 1024;
 
-/// One client's retry state: the library's sans-IO decision over the
-/// client's own delays, with no limit besides the schedule's end (the
-/// published clients retry until their write succeeds). The delays read
-/// the one shared [`Backoff`] and the decision the one shared [`Limits`]
-/// instead of copying them: a client's state is less than half the size,
-/// and more of a fleet of 10^5 clients stays in cache.
-type Client = Decision<Backoff>;
+/// One client's state.
+#[derive(Debug)]
+struct Client {
+    /// Its retry state: the library's sans-IO decision over the client's
+    /// own delays, with no limit besides the schedule's end (the published
+    /// clients retry until their write succeeds).
+    decision: Decision<Backoff, NoBudget>,
+    /// The row's version its last read saw, which its write carries.
+    seen: u32,
+}
 
 /// The one place a client decides what follows a failed write: the library's
 /// [`Decision`], told that the write failed transiently (no server hint)
@@ -78,7 +58,7 @@ type Client = Decision<Backoff>;
 /// so the delays are exactly the schedule's: `Retry(delay)` is its next delay.
 #[inline]
 fn after_failure(client: &mut Client, since_start: Duration) -> Action {
-    client.on_failure(&Failure::TRANSIENT, since_start)
+    client.decision.on_failure(&Failure::TRANSIENT, since_start)
 }
 
 /// The network: every hop is an independent `abs(Normal(mean, sd))` draw.
@@ -109,27 +89,27 @@ const CLIENTS: u64 = 1;
 /// Simulates one run with `clients` clients walking `backoff`, every generator
 /// derived from `seed`, adding the clients that are done to `progress` as it
 /// goes (in batches of [`PROGRESS_BATCH`], the rest at the end).
-pub(crate) fn simulate<'b>(
+pub(crate) fn simulate(
     scratch: &mut Scratch,
     clients: u32,
-    backoff: &'b Backoff,
+    backoff: &Backoff,
     (hop_mean, hop_sd): (f64, f64),
     seed: u64,
     progress: &Progress,
 ) -> RunOutcome {
-    let Scratch { engine, clients: decisions } = scratch;
+    let Scratch { engine, clients: states } = scratch;
     engine.reset();
-    decisions.clear();
+    states.clear();
     // Each client's schedule owns its generator, so clients never share draws.
-    decisions.extend((0..clients).map(|i| {
+    states.extend((0..clients).map(|i| {
         let rng = FastRng::seed(derive(&[seed, CLIENTS, u64::from(i)]));
-        Decision::with_delays(backoff.delays_with_rng(rng), Limits::NONE, NoBudget)
+        Client { decision: Decision::with_delays(backoff.delays_with_rng(rng), Limits::NONE, NoBudget), seen: 0 }
     }));
     let mut network =
         Network { normal: Normal::new(hop_mean, hop_sd), rng: FastRng::seed(derive(&[seed, NETWORK])) };
 
     for client in 0..clients {
-        engine.schedule_at(network.hop(), Message::read(client));
+        engine.schedule_at(network.hop(), client);
     }
     let mut row_version = 0_u32;
     let mut calls = 0_u64;
@@ -137,22 +117,22 @@ pub(crate) fn simulate<'b>(
     let mut last_event = 0.0_f64;
     let mut done = 0_u32;
     while engine.step(|now, message| {
-        let Message { tagged, version } = message;
-        if tagged & WRITE == 0 {
+        if message & WRITE == 0 {
             // A read. The answer carries today's version, and the write
             // leaves the moment it arrives.
+            states[message as usize].seen = row_version;
             let answer = network.hop();
-            return Some((now + (answer + network.hop()), Message::write(tagged, row_version)));
+            return Some((now + (answer + network.hop()), message | WRITE));
         }
-        let client = tagged & !WRITE;
+        let client = &mut states[(message & !WRITE) as usize];
         calls += 1;
         let reply = now + network.hop();
         last_event = last_event.max(reply);
-        if version != row_version {
+        if client.seen != row_version {
             // Every client's first read left at time 0.
-            match after_failure(&mut decisions[client as usize], elapsed(reply)) {
+            match after_failure(client, elapsed(reply)) {
                 Action::Retry(delay) => {
-                    return Some((reply + network.hop() + to_units(delay), Message::read(client)));
+                    return Some((reply + network.hop() + to_units(delay), message & !WRITE));
                 }
                 Action::Stop(_) => gave_up += 1,
             }
@@ -166,15 +146,7 @@ pub(crate) fn simulate<'b>(
             done = 0;
         }
         None
-    }) {
-        // In a large fleet, the client of an event a few ahead is likely
-        // out of cache: ask for its state now (see `engine::prefetch`).
-        if let Some(&Message { tagged, .. }) = engine.upcoming(LOOK_AHEAD) {
-            if let Some(client) = decisions.get((tagged & !WRITE) as usize) {
-                prefetch(client);
-            }
-        }
-    }
+    }) {}
     progress.add(u64::from(done));
     RunOutcome { calls, time: last_event, gave_up }
 }
@@ -226,11 +198,8 @@ mod tests {
         // schedule's delays, which keeps the published grid bit-identical.
         for strategy in ContentionStrategy::PUBLISHED {
             let backoff = strategy.backoff(5.0, 2000.0).unwrap();
-            let mut client: Client = Decision::<Backoff>::with_delays(
-                backoff.delays_with_rng(FastRng::seed(11)),
-                Limits::NONE,
-                NoBudget,
-            );
+            let mut client =
+                Client { decision: Decision::with_delays(backoff.delays_seeded(11), Limits::NONE, NoBudget), seen: 0 };
             for (retry, expected) in backoff.delays_seeded(11).take(40).enumerate() {
                 let since_start = elapsed(100.0 * retry as f64);
                 assert_eq!(after_failure(&mut client, since_start), Action::Retry(expected), "{strategy}");

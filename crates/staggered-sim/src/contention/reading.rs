@@ -71,14 +71,13 @@ impl Ranking {
 /// the runner-up and the worst. Its `Display` is the sentence the CLI prints.
 ///
 /// ```
-/// use staggered_sim::{run_contention, ContentionConfig};
+/// use staggered_sim::{ContentionParams, Experiment};
 ///
-/// let config = ContentionConfig::builder().with_clients([40]).with_runs(10).build()?;
-/// let report = run_contention(&config);
+/// let report = ContentionParams { clients: "40".parse()?, runs: 10, ..Default::default() }.run()?;
 /// let reading = report.reading(40).unwrap();
 /// assert_eq!(reading.work.best.strategy.name(), "full");
 /// println!("{reading}");
-/// # Ok::<(), staggered_sim::ContentionError>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[non_exhaustive]
@@ -105,13 +104,13 @@ impl ContentionReport {
     /// the calls, in the published figures as here.
     ///
     /// ```
-    /// use staggered_sim::{run_contention, ContentionConfig, ContentionStrategy};
+    /// use staggered_sim::{ContentionParams, ContentionStrategy, Experiment};
     ///
-    /// let report = run_contention(&ContentionConfig::builder().with_clients([100]).with_runs(20).build()?);
+    /// let report = ContentionParams { clients: "100".parse()?, runs: 20, ..Default::default() }.run()?;
     /// assert_eq!(report.reading(100).unwrap().time.best.strategy, ContentionStrategy::NoBackoff);
     /// let backing_off = report.reading_if(100, |s| s != ContentionStrategy::NoBackoff).unwrap();
     /// assert_eq!(backing_off.time.best.strategy.name(), "decorrelated");
-    /// # Ok::<(), staggered_sim::ContentionError>(())
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn reading_if(&self, clients: u32, keep: impl Fn(ContentionStrategy) -> bool) -> Option<Reading> {
         let keep = &keep;
@@ -125,7 +124,7 @@ impl ContentionReport {
 
     /// The reading at every client count, in order.
     pub fn readings(&self) -> impl Iterator<Item = Reading> + '_ {
-        self.config().clients().iter().filter_map(|&clients| self.reading(clients))
+        self.config().clients.0.iter().filter_map(|&clients| self.reading(clients))
     }
 
     /// The paragraphs under the tables: the reading at [`PUBLISHED_CLIENTS`]
@@ -134,14 +133,14 @@ impl ContentionReport {
     /// least two of them, since `none` finishes first at three times the
     /// calls.
     pub fn paragraphs(&self) -> Vec<String> {
-        let clients = self.config().clients();
+        let clients = &self.config().clients.0;
         let at = if clients.contains(&PUBLISHED_CLIENTS) {
             PUBLISHED_CLIENTS
         } else {
             clients.iter().copied().max().unwrap_or(PUBLISHED_CLIENTS)
         };
         let backs_off = |s: ContentionStrategy| s != ContentionStrategy::NoBackoff;
-        let strategies = self.config().strategies();
+        let strategies = &self.config().strategies.0;
         let mut lines: Vec<String> = self.reading(at).map(|r| r.to_string()).into_iter().collect();
         if strategies.contains(&ContentionStrategy::NoBackoff)
             && strategies.iter().filter(|&&s| backs_off(s)).count() >= 2
@@ -209,7 +208,8 @@ fn write_ranking(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ContentionConfig;
+    use crate::contention::tests::small;
+    use crate::Experiment;
 
     fn summary(mean: f64, std_dev: f64) -> Summary {
         Summary { mean, std_dev, min: mean, max: mean, runs: 100 }
@@ -227,8 +227,7 @@ mod tests {
 
     #[test]
     fn reads_a_small_experiment() {
-        let config = ContentionConfig::builder().with_clients([30]).with_runs(20).build().unwrap();
-        let report = crate::run_contention(&config);
+        let report = small("30", 20, "none,exponential,equal,full,decorrelated").run().unwrap();
         let reading = report.reading(30).unwrap();
         assert_eq!(reading.work.worst.strategy.name(), "none");
         assert_eq!(reading.time.worst.strategy.name(), "exponential");
@@ -241,38 +240,24 @@ mod tests {
 
     #[test]
     fn one_or_two_strategies() {
-        let one = ContentionConfig::builder()
-            .with_clients([5])
-            .with_runs(3)
-            .with_strategies(["full".parse().unwrap()])
-            .build()
-            .unwrap();
-        let text = crate::run_contention(&one).reading(5).unwrap().to_string();
+        let text = small("5", 3, "full").run().unwrap().reading(5).unwrap().to_string();
         assert!(text.starts_with("N = 5: full made "), "{text}");
         assert!(text.contains(" calls per run and finished after "), "{text}");
         assert!(!text.contains("than") && !text.contains("least") && !text.contains("first"), "{text}");
-        let two =
-            one.to_builder().with_strategies(["full", "none"].map(|s| s.parse().unwrap())).build().unwrap();
-        let text = crate::run_contention(&two).reading(5).unwrap().to_string();
+        let text = small("5", 3, "full,none").run().unwrap().reading(5).unwrap().to_string();
         assert_eq!(text.matches(" than ").count(), 2, "one comparison per measure: {text}");
     }
 
-    fn paragraphs(clients: &[u32], strategies: &[&str]) -> Vec<String> {
-        let config = ContentionConfig::builder()
-            .with_clients(clients.iter().copied())
-            .with_runs(5)
-            .with_strategies(strategies.iter().map(|s| s.parse().unwrap()))
-            .build()
-            .unwrap();
-        crate::run_contention(&config).paragraphs()
+    fn paragraphs(clients: &str, strategies: &str) -> Vec<String> {
+        small(clients, 5, strategies).run().unwrap().paragraphs()
     }
 
     #[test]
     fn paragraphs_read_at_100_or_the_largest_count() {
-        let reading = paragraphs(&[5, 8], &["none", "full"]);
+        let reading = paragraphs("5,8", "none,full");
         assert_eq!(reading.len(), 1, "one strategy backs off: no second reading");
         assert!(reading[0].starts_with("N = 8: "), "{reading:?}");
-        let reading = paragraphs(&[100, 20], &["none", "full", "equal"]);
+        let reading = paragraphs("100,20", "none,full,equal");
         assert_eq!(reading.len(), 2);
         assert!(reading[0].starts_with("N = 100: "), "{reading:?}");
         assert!(reading[1].starts_with("Among the strategies that back off: N = 100: "));

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::{ContentionConfig, ContentionStrategy};
+use super::{ContentionParams, ContentionStrategy};
 use crate::Summary;
 
 /// One point of the experiment: a client count and a strategy.
@@ -18,9 +18,6 @@ pub struct ContentionRow {
     pub calls: Summary,
     /// Completion time per run, in time units.
     pub time: Summary,
-    /// Clients that gave up before succeeding, over all runs (0 with the
-    /// published model, which retries until success).
-    pub gave_up: u64,
 }
 
 impl ContentionRow {
@@ -38,21 +35,21 @@ impl ContentionRow {
     }
 }
 
-/// The result of [`run_contention`](crate::run_contention): a row per client
-/// count and strategy, client counts major, both in the configuration's order.
+/// What [`ContentionParams`] ran to: a row per client
+/// count and strategy, client counts major, both in the parameters' order.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ContentionReport {
-    config: ContentionConfig,
+    config: ContentionParams,
     rows: Vec<ContentionRow>,
 }
 
 impl ContentionReport {
-    pub(crate) fn new(config: ContentionConfig, rows: Vec<ContentionRow>) -> Self {
+    pub(crate) fn new(config: ContentionParams, rows: Vec<ContentionRow>) -> Self {
         ContentionReport { config, rows }
     }
 
-    /// The configuration that produced this report.
-    pub const fn config(&self) -> &ContentionConfig {
+    /// The parameters that produced this report.
+    pub const fn config(&self) -> &ContentionParams {
         &self.config
     }
 

@@ -1,13 +1,11 @@
 //! The strategies of the contention experiment and how the 2015 parameters
 //! map onto the library's schedules.
 
-use std::fmt;
-use std::str::FromStr;
-
 use staggered::{Backoff, Strategy};
 
-use super::ContentionError;
+use crate::experiment::{ensure, Invalid};
 use crate::units::to_duration;
+use crate::values::{named, Named};
 
 /// What a client does between a failed write and its next read.
 ///
@@ -24,7 +22,7 @@ use crate::units::to_duration;
 /// assert_eq!(full, ContentionStrategy::Backoff(Strategy::Full));
 /// assert_eq!("none".parse::<ContentionStrategy>()?, ContentionStrategy::NoBackoff);
 /// assert_eq!(full.to_string(), "full");
-/// # Ok::<(), staggered_sim::ContentionError>(())
+/// # Ok::<(), String>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -77,59 +75,54 @@ impl ContentionStrategy {
     /// [`Duration`](std::time::Duration) ([`crate::units`]).
     ///
     /// # Errors
-    /// [`ContentionError::Base`] or [`ContentionError::Cap`] for a value that
-    /// is negative, NaN or too large for a `Duration`,
-    /// [`ContentionError::FirstDelay`] for a `cap` below the first delay, and
-    /// [`ContentionError::Schedule`] when the library refuses the schedule
-    /// otherwise.
-    pub fn backoff(self, base: f64, cap: f64) -> Result<Backoff, ContentionError> {
-        let max_delay = to_duration(cap).ok_or(ContentionError::Cap(cap))?;
-        to_duration(base).ok_or(ContentionError::Base(base))?;
+    /// An [`Invalid`] naming `base` or `cap` for a value too large for a
+    /// `Duration`, and `cap` (then `base`) for a cap below the first delay
+    /// or a schedule the library refuses otherwise.
+    pub fn backoff(self, base: f64, cap: f64) -> Result<Backoff, Invalid> {
+        let too_large = |name, value| {
+            format!("invalid {name} {value}: must be a finite number of time units, at least 0")
+        };
+        let max_delay = to_duration(cap).ok_or_else(|| Invalid::new(&["cap"], too_large("cap", cap)))?;
+        to_duration(base).ok_or_else(|| Invalid::new(&["base"], too_large("base", base)))?;
         let (strategy, first) = match self {
             ContentionStrategy::NoBackoff => (Strategy::Constant, 0.0),
             ContentionStrategy::Backoff(Strategy::Decorrelated) => (Strategy::Decorrelated, base),
             ContentionStrategy::Backoff(strategy) => (strategy, 2.0 * base),
         };
-        let base = to_duration(first).ok_or(ContentionError::Base(base))?;
-        if cap < first {
-            return Err(ContentionError::FirstDelay { strategy: self, cap, first });
-        }
+        let first_delay =
+            to_duration(first).ok_or_else(|| Invalid::new(&["base"], too_large("base", base)))?;
+        let (cap_text, first_text) = (crate::view::number(cap), crate::view::number(first));
+        let below = format!("invalid cap {cap_text}: below {self}'s first delay, {first_text} time units; the cap must be at least that");
+        ensure(cap >= first, &["cap", "base"], below)?;
         Backoff::builder(strategy)
-            .with_base(base)
+            .with_base(first_delay)
             .with_max_delay(max_delay)
             .without_max_attempts()
             .build()
-            .map_err(|source| ContentionError::Schedule { strategy: self, source })
+            .map_err(|err| Invalid::new(&["cap", "base"], format!("invalid schedule for {self}: {err}")))
     }
 }
 
-impl serde::Serialize for ContentionStrategy {
-    /// The [`name`](ContentionStrategy::name).
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.name())
+impl Named for ContentionStrategy {
+    const ALL: &'static [Self] = &[
+        ContentionStrategy::NoBackoff,
+        ContentionStrategy::Backoff(Strategy::Constant),
+        ContentionStrategy::Backoff(Strategy::Exponential),
+        ContentionStrategy::Backoff(Strategy::Full),
+        ContentionStrategy::Backoff(Strategy::Equal),
+        ContentionStrategy::Backoff(Strategy::Decorrelated),
+        ContentionStrategy::Backoff(Strategy::Proportional),
+        ContentionStrategy::Backoff(Strategy::Additive),
+        ContentionStrategy::Backoff(Strategy::Smooth),
+    ];
+    const KIND: &'static str = "strategy";
+
+    fn name(self) -> &'static str {
+        ContentionStrategy::name(self)
     }
 }
 
-impl fmt::Display for ContentionStrategy {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for ContentionStrategy {
-    type Err = ContentionError;
-
-    /// Parses a library strategy's name or `none`, ignoring ASCII case.
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        if s.eq_ignore_ascii_case("none") {
-            Ok(ContentionStrategy::NoBackoff)
-        } else {
-            s.parse()
-                .map(ContentionStrategy::Backoff)
-                .map_err(|_| ContentionError::UnknownStrategy(s.to_owned()))
-        }
-    }
-}
+named!(ContentionStrategy);
 
 #[cfg(test)]
 mod tests {
@@ -177,18 +170,21 @@ mod tests {
     #[test]
     fn refuses_bad_parameters() {
         let full = ContentionStrategy::Backoff(Strategy::Full);
-        assert_eq!(full.backoff(-1.0, 2000.0), Err(ContentionError::Base(-1.0)));
+        let err = full.backoff(-1.0, 2000.0).unwrap_err();
+        assert_eq!(
+            (err.fields(), err.to_string().as_str()),
+            (&["base"][..], "invalid base -1: must be a finite number of time units, at least 0")
+        );
         assert_eq!(
             full.backoff(5.0, f64::NAN).unwrap_err().to_string(),
             "invalid cap NaN: must be a finite number of time units, at least 0"
         );
         let err = full.backoff(5.0, 8.0).unwrap_err();
-        assert_eq!(err, ContentionError::FirstDelay { strategy: full, cap: 8.0, first: 10.0 });
         assert_eq!(
             err.to_string(),
             "invalid cap 8: below full's first delay, 10 time units; the cap must be at least that"
         );
-        assert_eq!(err.parameter(), "cap");
+        assert_eq!(err.fields(), ["cap", "base"]);
         // Decorrelated starts at base, not 2 * base, so a cap of 8 is fine there.
         assert!(ContentionStrategy::Backoff(Strategy::Decorrelated).backoff(5.0, 8.0).is_ok());
     }
@@ -201,6 +197,7 @@ mod tests {
             assert_eq!(strategy.name().parse::<ContentionStrategy>(), Ok(strategy));
         }
         assert_eq!("NONE".parse::<ContentionStrategy>(), Ok(ContentionStrategy::NoBackoff));
+        assert_eq!(ContentionStrategy::NoBackoff.to_string(), "none");
         let err = "fibonacci".parse::<ContentionStrategy>().unwrap_err();
         assert!(
             err.to_string().starts_with("unknown strategy \"fibonacci\": expected one of none,"),

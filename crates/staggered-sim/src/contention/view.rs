@@ -64,28 +64,28 @@ impl ContentionReport {
     /// The experiment's parameters, above the tables.
     fn parameters(&self) -> Vec<(String, String)> {
         let c = self.config();
-        let strategies: Vec<&str> = c.strategies().iter().map(|s| s.name()).collect();
+        let strategies: Vec<&str> = c.strategies.iter().map(|s| s.name()).collect();
         [
             (
                 "scenario",
                 "contention (AWS Architecture Blog, 2015): N clients race to update one row".to_owned(),
             ),
             ("strategies", strategies.join(", ")),
-            ("runs", format!("{} per point, seed {}", c.runs(), c.seed())),
+            ("runs", format!("{} per point, seed {}", c.runs, c.seed)),
             (
                 "backoff",
                 format!(
                     "base {}, cap {} time units (2015 convention: the first exponential ceiling is 2 x base)",
-                    number(c.base()),
-                    number(c.cap())
+                    number(c.base.0),
+                    number(c.cap.0)
                 ),
             ),
             (
                 "network",
                 format!(
                     "every hop takes abs(Normal({}, {})) time units; time units are the model's own, not ms",
-                    number(c.hop_mean()),
-                    number(c.hop_sd())
+                    number(c.hop_mean),
+                    number(c.hop_sd)
                 ),
             ),
         ]
@@ -97,14 +97,14 @@ impl ContentionReport {
     /// strategy, rounded to whole numbers.
     fn table(&self, measure: &Measure) -> Table {
         let c = self.config();
-        let runs = match c.runs() {
+        let runs = match c.runs {
             1 => "1 run".to_owned(),
             runs => format!("{runs} runs"),
         };
         let title = format!("Mean {} over {runs}", measure.label);
-        let strategies = c.strategies().iter().map(|s| s.name());
+        let strategies = c.strategies.iter().map(|s| s.name());
         let mut table = Table::new(Some(title), std::iter::once("clients").chain(strategies));
-        for &clients in c.clients() {
+        for &clients in &c.clients.0 {
             let means =
                 self.rows_for(clients).map(|row| Value::from(format!("{:.0}", (measure.of)(row).mean)));
             table.push(std::iter::once(clients.into()).chain(means));
@@ -115,7 +115,7 @@ impl ContentionReport {
     /// A panel per measure, a line per strategy through its means.
     fn chart(&self) -> Chart {
         let panels = MEASURES.iter().map(|m| {
-            let lines = self.config().strategies().iter().enumerate().map(|(i, &strategy)| {
+            let lines = self.config().strategies.iter().enumerate().map(|(i, &strategy)| {
                 let points = self.rows().iter().filter(|row| row.strategy == strategy);
                 Line {
                     name: strategy.name().to_owned(),
@@ -142,17 +142,12 @@ impl ContentionReport {
 
 #[cfg(test)]
 mod tests {
-    use crate::{run_contention, ContentionConfig, Present};
+    use crate::contention::tests::small;
+    use crate::{Experiment, Present};
 
     #[test]
     fn records_tables_and_chart_follow_the_rows() {
-        let config = ContentionConfig::builder()
-            .with_clients([5, 8])
-            .with_runs(1)
-            .with_strategies(["none", "full"].map(|s| s.parse().unwrap()))
-            .build()
-            .unwrap();
-        let report = run_contention(&config);
+        let report = small("5,8", 1, "none,full").run().unwrap();
         let view = report.present();
         assert_eq!(view.records.columns.len(), 11);
         assert_eq!(view.records.rows.len(), 4);

@@ -2,13 +2,13 @@
 //! parameters become one of the library's schedules.
 
 use std::fmt;
-use std::str::FromStr;
 
 use serde::Serialize;
 use staggered::{Backoff, Strategy};
 
-use super::FrontierError;
+use crate::experiment::{ensure, Invalid};
 use crate::units::to_duration;
+use crate::values::{named, Named};
 use crate::view::number;
 
 /// A family of schedules: one of the library's strategies with some of its
@@ -38,7 +38,7 @@ use crate::view::number;
 /// let family: Family = "floored".parse()?;
 /// assert!(family.reads_multiplier() && family.reads_floor());
 /// assert!(!Family::Smooth.reads_multiplier());
-/// # Ok::<(), staggered_sim::frontier::FrontierError>(())
+/// # Ok::<(), String>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -80,30 +80,16 @@ impl Family {
     }
 }
 
-impl fmt::Display for Family {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+impl Named for Family {
+    const ALL: &'static [Self] = &Family::ALL;
+    const KIND: &'static str = "family";
+
+    fn name(self) -> &'static str {
+        Family::name(self)
     }
 }
 
-impl Serialize for Family {
-    /// The [`name`](Family::name).
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.name())
-    }
-}
-
-impl FromStr for Family {
-    type Err = FrontierError;
-
-    /// Parses a [`name`](Family::name), ignoring ASCII case.
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Family::ALL
-            .into_iter()
-            .find(|family| family.name().eq_ignore_ascii_case(s))
-            .ok_or_else(|| FrontierError::UnknownFamily(s.to_owned()))
-    }
-}
+named!(Family);
 
 /// One schedule of a family: its scale s, and its multiplier m and floor a
 /// where the family reads them.
@@ -154,28 +140,33 @@ impl Candidate {
     /// and `cap` in time units, with no attempt limit.
     ///
     /// # Errors
-    /// [`FrontierError::Scale`], [`FrontierError::Multiplier`] or
-    /// [`FrontierError::Floor`] for a parameter out of its range (a scale
-    /// must be positive; a multiplier at least 1; a floor in `[0, 1]`);
-    /// [`FrontierError::FirstDelay`] when the first interval is above the
-    /// cap; [`FrontierError::Schedule`] when the library refuses it
-    /// otherwise.
-    pub fn backoff(&self, base: f64, cap: f64) -> Result<Backoff, FrontierError> {
-        if !(self.scale.is_finite() && self.scale > 0.0) {
-            return Err(FrontierError::Scale(self.scale));
-        }
+    /// An [`Invalid`] naming `scales`, `multipliers` or `floors` for a
+    /// parameter out of its range (a scale must be positive; a multiplier
+    /// at least 1; a floor in `[0, 1]`), or `scales` (then `cap` and
+    /// `base`) when the first interval is above the cap or the library
+    /// refuses the schedule otherwise.
+    pub fn backoff(&self, base: f64, cap: f64) -> Result<Backoff, Invalid> {
+        let scale = self.scale;
+        let positive = format!("invalid scale {}: must be a positive number", number(scale));
+        ensure(scale.is_finite() && scale > 0.0, &["scales"], &positive)?;
         let multiplier = self.multiplier.unwrap_or(2.0);
-        if !(multiplier.is_finite() && multiplier >= 1.0) {
-            return Err(FrontierError::Multiplier(multiplier));
-        }
+        let at_least_1 =
+            format!("invalid multiplier {}: must be a finite number, at least 1", number(multiplier));
+        ensure(multiplier.is_finite() && multiplier >= 1.0, &["multipliers"], at_least_1)?;
         let floor = self.floor.unwrap_or(0.0);
-        if !(0.0..=1.0).contains(&floor) {
-            return Err(FrontierError::Floor(floor));
-        }
+        ensure(
+            (0.0..=1.0).contains(&floor),
+            &["floors"],
+            format!("invalid floor {}: must be between 0 and 1", number(floor)),
+        )?;
         let first = self.first_ceiling(base);
-        if first > cap {
-            return Err(FrontierError::FirstDelay { candidate: self.name(), cap, first });
-        }
+        let name = self.name();
+        let above = format!(
+            "invalid scale for {name}: its first interval, {} time units, is above the cap, {}",
+            number(first),
+            number(cap)
+        );
+        ensure(first <= cap, &["scales", "cap", "base"], above)?;
         let (strategy, library_base, factor) = match self.family {
             Family::Full => (Strategy::Full, first, None),
             Family::Floored => {
@@ -185,17 +176,20 @@ impl Candidate {
             Family::Decorrelated => (Strategy::Decorrelated, first, None),
             Family::Smooth => (Strategy::Smooth, first, None),
         };
-        let schedule_error = |source| FrontierError::Schedule { candidate: self.name(), source };
-        let too_large = || FrontierError::Scale(self.scale);
+        let too_large = || Invalid::new(&["scales"], &positive);
+        let cap_too_large =
+            || Invalid::new(&["cap"], format!("invalid cap {}: too large for a duration", number(cap)));
         let mut builder = Backoff::builder(strategy)
             .with_base(to_duration(library_base).ok_or_else(too_large)?)
-            .with_max_delay(to_duration(cap).ok_or(FrontierError::Cap(cap))?)
+            .with_max_delay(to_duration(cap).ok_or_else(cap_too_large)?)
             .with_multiplier(multiplier)
             .without_max_attempts();
         if let Some(factor) = factor {
             builder = builder.with_factor(factor);
         }
-        builder.build().map_err(schedule_error)
+        builder.build().map_err(|err| {
+            Invalid::new(&["scales", "cap", "base"], format!("invalid schedule for {name}: {err}"))
+        })
     }
 }
 
@@ -277,14 +271,12 @@ mod tests {
 
     #[test]
     fn refuses_parameters_out_of_range() {
-        let bad = |c: Candidate| c.backoff(5.0, 2000.0).unwrap_err();
-        assert_eq!(bad(Candidate::new(Family::Full, 0.0, 2.0, 0.0)), FrontierError::Scale(0.0));
-        assert_eq!(bad(Candidate::new(Family::Full, 1.0, 0.5, 0.0)), FrontierError::Multiplier(0.5));
-        assert_eq!(bad(Candidate::new(Family::Floored, 1.0, 2.0, 1.5)), FrontierError::Floor(1.5));
-        assert!(matches!(
-            bad(Candidate::new(Family::Full, 300.0, 2.0, 0.0)),
-            FrontierError::FirstDelay { .. }
-        ));
+        let bad = |c: Candidate| c.backoff(5.0, 2000.0).unwrap_err().fields()[0];
+        assert_eq!(bad(Candidate::new(Family::Full, 0.0, 2.0, 0.0)), "scales");
+        assert_eq!(bad(Candidate::new(Family::Full, 1.0, 0.5, 0.0)), "multipliers");
+        assert_eq!(bad(Candidate::new(Family::Floored, 1.0, 2.0, 1.5)), "floors");
+        let above = Candidate::new(Family::Full, 300.0, 2.0, 0.0).backoff(5.0, 2000.0).unwrap_err();
+        assert_eq!(above.fields(), ["scales", "cap", "base"]);
         // Decorrelated starts at s * b, the others at 2 s b.
         assert!(Candidate::new(Family::Decorrelated, 300.0, 2.0, 0.0).backoff(5.0, 2000.0).is_ok());
         // Parameters a family does not read are not checked.

@@ -15,77 +15,277 @@
 //! default). A candidate that reaches it at every client count does the
 //! work of `full` in the time of `decorrelated`.
 //!
-//! [`FrontierConfig`] (validated), [`run_frontier`], [`FrontierReport`]
-//! with its [`Standing`]s and [`FrontierReading`].
+//! [`FrontierParams`], [`FrontierReport`] with its [`Standing`]s and
+//! [`FrontierReading`].
 //!
 //! # Reproducibility
-//! The references run exactly as [`run_contention`](crate::run_contention)
-//! runs them, so their figures are the contention experiment's. A
-//! candidate's runs draw from generators seeded by `(seed, client count,
-//! family, parameters, run index)` alone: its figures do not depend on the
-//! other candidates, on their order or on the number of threads.
+//! The references run exactly as the contention experiment runs them, so
+//! their figures are its. A candidate's runs draw from generators seeded by
+//! `(seed, client count, family, parameters, run index)` alone: its figures
+//! do not depend on the other candidates, on their order or on the number
+//! of threads.
 
-mod config;
-mod error;
 mod family;
 mod reading;
 mod report;
-mod values;
 mod view;
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
-use std::thread;
-
-pub use config::{FrontierConfig, FrontierConfigBuilder, DEFAULT_MARGIN, MAX_CANDIDATES};
-pub use error::FrontierError;
 pub use family::{Candidate, Family};
 pub use reading::FrontierReading;
 pub use report::{Entry, FrontierReport, FrontierRow, Standing};
-pub use values::{parse_values, ValuesError, MAX_VALUES};
 
-use crate::experiment::{Experiment, Progress, Work};
+use serde::{Deserialize, Serialize};
+use staggered::{Backoff, Strategy};
+
+use crate::experiment::{ensure, Experiment, Invalid, Progress, Work};
 use crate::rng::{derive, name_id};
-use crate::{RunOutcome, Summary};
+use crate::values::{Clients, List, Share, Units, Values};
+use crate::{ContentionParams, ContentionStrategy};
 
-/// Runs the frontier: the references as the contention experiment runs
-/// them, then every candidate at every client count, on
-/// [`threads`](crate::ContentionConfig::threads) worker threads.
+/// The most candidates a frontier may sweep.
+pub const MAX_CANDIDATES: usize = 10_000;
+
+/// A frontier: candidate schedules, swept from families and parameter
+/// values, run in the contention experiment beside reference strategies.
 ///
 /// ```
-/// use staggered_sim::frontier::{run_frontier, Family, FrontierConfig};
+/// use staggered_sim::frontier::FrontierParams;
+/// use staggered_sim::Experiment;
 ///
-/// let config = FrontierConfig::builder()
-///     .with_families([Family::Full])
-///     .with_scales([1.0, 4.0])
-///     .with_multipliers([2.0])
-///     .with_clients([30])
-///     .with_runs(20)
-///     .build()?;
-/// let report = run_frontier(&config);
+/// let params = FrontierParams {
+///     families: "full".parse()?,
+///     scales: "1,4".parse()?,
+///     multipliers: "2".parse()?,
+///     clients: "30".parse()?,
+///     runs: 20,
+///     ..FrontierParams::default()
+/// };
+/// let report = params.run()?;
 /// assert_eq!(report.rows().len(), 2 + 4); // two candidates, four references
 /// let wider = &report.standings()[1];
 /// assert_eq!(wider.candidate.name(), "full(scale 4, multiplier 2)");
 /// // Waiting longer from the first retry saves calls.
 /// assert!(wider.calls_vs_full.unwrap().0 < 1.0);
-/// # Ok::<(), staggered_sim::frontier::FrontierError>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn run_frontier(config: &FrontierConfig) -> FrontierReport {
-    config.run()
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
+pub struct FrontierParams {
+    /// Families of candidates, comma-separated: full (U[0, x], any
+    /// multiplier and first interval), floored (U[a x, x]), decorrelated,
+    /// smooth.
+    #[cfg_attr(feature = "clap", arg(long, value_name = "LIST"))]
+    pub families: List<Family>,
+    /// Scales s: a candidate starts where its published strategy would with
+    /// base s x base. Numbers and ranges FROM..TO/STEP, comma-separated.
+    #[cfg_attr(feature = "clap", arg(long, value_name = "LIST"))]
+    pub scales: Values,
+    /// Multipliers m (full and floored): the interval's growth per retry,
+    /// at least 1.
+    #[cfg_attr(feature = "clap", arg(long, value_name = "LIST"))]
+    pub multipliers: Values,
+    /// Floors a (floored): the shortest delay as a fraction of the
+    /// interval, 0 to 1.
+    #[cfg_attr(feature = "clap", arg(long, value_name = "LIST"))]
+    pub floors: Values,
+    /// Strategies drawn as labelled points beside the candidates, as
+    /// contention's strategies; the target needs full and decorrelated.
+    #[cfg_attr(feature = "clap", arg(long, value_name = "LIST"))]
+    pub references: List<ContentionStrategy>,
+    /// The target's margin: a candidate reaches it at a client count when
+    /// its mean calls are at most full's and its mean completion time at
+    /// most decorrelated's, each plus this.
+    #[cfg_attr(feature = "clap", arg(long, value_name = "F|P%"))]
+    pub margin: Share,
+    /// Client counts, one panel each: `100`, `10,50,100`, or `FROM..TO/STEP`
+    /// with both ends included (`10..190/10`); items combine with commas.
+    #[cfg_attr(feature = "clap", arg(long, value_name = "LIST"))]
+    pub clients: Clients,
+    /// Independent runs averaged into each point.
+    #[cfg_attr(feature = "clap", arg(long, value_name = "R", value_parser = crate::values::count))]
+    pub runs: u32,
+    /// Seed of every run's generators: the same seed gives the same output
+    /// on every machine, whatever its number of cores.
+    #[cfg_attr(feature = "clap", arg(long, value_name = "S", value_parser = crate::values::seed))]
+    pub seed: u64,
+    /// The backoff base, a positive number of time units, in the 2015
+    /// convention: the exponential family's first ceiling is 2 x base,
+    /// decorrelated's sleep starts at base.
+    #[cfg_attr(feature = "clap", arg(long, value_name = "UNITS"))]
+    pub base: Units,
+    /// The backoff cap in time units, at least every strategy's first delay.
+    #[cfg_attr(feature = "clap", arg(long, value_name = "UNITS"))]
+    pub cap: Units,
+    /// The mean of a message hop, in time units: every hop takes
+    /// abs(Normal(hop_mean, hop_sd)).
+    #[cfg_attr(feature = "clap", arg(long, value_name = "UNITS"))]
+    pub hop_mean: f64,
+    /// The standard deviation of a message hop, in time units.
+    #[cfg_attr(feature = "clap", arg(long, value_name = "UNITS"))]
+    pub hop_sd: f64,
 }
 
-impl Experiment for FrontierConfig {
+impl Default for FrontierParams {
+    /// Families `full` and `floored`, scales 1 to 6, multipliers 1.5, 1.75
+    /// and 2, floors 0.1, 0.2 and 0.3, references equal, full, decorrelated
+    /// and smooth, margin 1%, at N = 100; the rest as the contention
+    /// experiment's.
+    fn default() -> Self {
+        let contention = ContentionParams::default();
+        let references = [Strategy::Equal, Strategy::Full, Strategy::Decorrelated, Strategy::Smooth];
+        FrontierParams {
+            families: List(vec![Family::Full, Family::Floored]),
+            scales: Values(vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]),
+            multipliers: Values(vec![1.5, 1.75, 2.0]),
+            floors: Values(vec![0.1, 0.2, 0.3]),
+            references: List(references.map(ContentionStrategy::Backoff).to_vec()),
+            margin: Share(0.01),
+            clients: Clients(vec![100]),
+            runs: contention.runs,
+            seed: contention.seed,
+            base: contention.base,
+            cap: contention.cap,
+            hop_mean: contention.hop_mean,
+            hop_sd: contention.hop_sd,
+        }
+    }
+}
+
+impl FrontierParams {
+    /// The contention experiment the candidates run in, with the
+    /// references as its strategies.
+    pub fn contention(&self) -> ContentionParams {
+        ContentionParams {
+            clients: self.clients.clone(),
+            runs: self.runs,
+            strategies: self.references.clone(),
+            seed: self.seed,
+            base: self.base,
+            cap: self.cap,
+            hop_mean: self.hop_mean,
+            hop_sd: self.hop_sd,
+        }
+    }
+
+    /// Every candidate: for each family in order, each scale, multiplier
+    /// and floor it reads, in the order given.
+    pub fn candidates(&self) -> Vec<Candidate> {
+        let mut candidates = Vec::new();
+        for &family in self.families.iter() {
+            let pick = |read: bool, values: &Values| if read { values.0.clone() } else { vec![0.0] };
+            for &scale in &self.scales.0 {
+                for &multiplier in &pick(family.reads_multiplier(), &self.multipliers) {
+                    for &floor in &pick(family.reads_floor(), &self.floors) {
+                        candidates.push(Candidate::new(family, scale, multiplier, floor));
+                    }
+                }
+            }
+        }
+        candidates
+    }
+
+    /// Whether the references include `full` and `decorrelated`, which the
+    /// target is measured against.
+    pub fn has_target(&self) -> bool {
+        let has = |strategy| self.references.0.contains(&ContentionStrategy::Backoff(strategy));
+        has(Strategy::Full) && has(Strategy::Decorrelated)
+    }
+
+    /// How many candidates the families, scales, multipliers and floors
+    /// make, counted without making them.
+    fn count(&self) -> usize {
+        let length = |read: bool, values: &Values| if read { values.0.len() } else { 1 };
+        let per_family = |family: &Family| {
+            self.scales.0.len()
+                * length(family.reads_multiplier(), &self.multipliers)
+                * length(family.reads_floor(), &self.floors)
+        };
+        self.families.iter().map(per_family).sum()
+    }
+
+    /// The library schedule of each candidate, in order.
+    fn schedules(&self, candidates: &[Candidate]) -> Result<Vec<Backoff>, Invalid> {
+        candidates.iter().map(|candidate| candidate.backoff(self.base.0, self.cap.0)).collect()
+    }
+}
+
+impl Experiment for FrontierParams {
     type Report = FrontierReport;
+
+    fn validate(&self) -> Result<(), Invalid> {
+        let families = &self.families.0;
+        ensure(!families.is_empty(), &["families"], "invalid families: give at least one family")?;
+        for (i, family) in families.iter().enumerate() {
+            ensure(
+                !families[..i].contains(family),
+                &["families"],
+                format!("invalid families: {family} is given twice"),
+            )?;
+        }
+        let reads = |read: fn(Family) -> bool| families.iter().any(|&f| read(f));
+        let lists: [(&[&str], &Values, bool); 3] = [
+            (&["scales"], &self.scales, true),
+            (&["multipliers"], &self.multipliers, reads(Family::reads_multiplier)),
+            (&["floors"], &self.floors, reads(Family::reads_floor)),
+        ];
+        for (field, values, read) in lists {
+            ensure(
+                !read || !values.0.is_empty(),
+                field,
+                format!("invalid {}: give at least one value", field[0]),
+            )?;
+            for (i, value) in values.0.iter().enumerate() {
+                let twice = format!("invalid {}: {} is given twice", field[0], crate::view::number(*value));
+                ensure(!values.0[..i].contains(value), field, twice)?;
+            }
+        }
+        let margin = self.margin.0;
+        ensure(
+            margin.is_finite() && margin >= 0.0,
+            &["margin"],
+            format!("invalid margin {margin}: must be a finite fraction, at least 0"),
+        )?;
+        let count = self.count();
+        let too_many = format!("invalid families, scales, multipliers and floors: {count} candidates, more than the limit of {MAX_CANDIDATES}");
+        ensure(count <= MAX_CANDIDATES, &["families", "scales", "multipliers", "floors"], too_many)?;
+        let contention = self.contention();
+        contention.validate().map_err(|err| err.renamed("strategies", "references"))?;
+        contention
+            .check_size(count + self.references.0.len())
+            .map_err(|err| err.renamed("strategies", "families"))?;
+        self.schedules(&self.candidates()).map(drop)
+    }
+
+    /// References without `full` or `decorrelated`: the target is not measured.
+    fn notes(&self) -> Vec<(&'static str, String)> {
+        let note = "lacks full or decorrelated: the target (the work of full in the time of decorrelated) is not measured";
+        if self.has_target() {
+            Vec::new()
+        } else {
+            vec![("references", note.to_owned())]
+        }
+    }
 
     /// Clients, summed over every point, entry (candidate or reference) and run.
     fn work(&self) -> Work {
-        Work { total: self.total_clients(), unit: "clients" }
+        Work {
+            total: self.contention().total_clients(self.count() + self.references.0.len()),
+            unit: "clients",
+        }
     }
 
-    fn run_with_progress(&self, progress: &Progress) -> FrontierReport {
-        let references = self.contention.run_with_progress(progress);
-        let candidates = simulate_candidates(self, progress);
-        FrontierReport::new(self.clone(), references.rows(), &candidates)
+    fn run_with_progress(&self, progress: &Progress) -> Result<FrontierReport, Invalid> {
+        self.validate()?;
+        let contention = self.contention();
+        let references = contention.run_with_progress(progress)?;
+        let candidates = self.candidates();
+        let schedules = self.schedules(&candidates)?;
+        let seed_of =
+            |clients, candidate: usize, run| run_seed(self.seed, clients, &candidates[candidate], run);
+        let summaries = contention.simulate_grid(&schedules, seed_of, progress);
+        let schedules = contention.schedules()?.into_iter().chain(schedules).collect();
+        Ok(FrontierReport::new(self.clone(), candidates, schedules, references.rows(), &summaries))
     }
 }
 
@@ -104,121 +304,9 @@ fn run_seed(seed: u64, clients: u32, candidate: &Candidate, run: u32) -> u64 {
     ])
 }
 
-/// Every run of every candidate, spread over threads, summarised per
-/// (client count, candidate), client counts major.
-fn simulate_candidates(config: &FrontierConfig, progress: &Progress) -> Vec<(Summary, Summary)> {
-    let runs = config.runs() as usize;
-    let candidates = config.candidates().len();
-    let cells = config.clients().len() * candidates;
-    let total = cells * runs;
-    let mut outcomes = vec![RunOutcome { calls: 0, time: 0.0, gave_up: 0 }; total];
-    let threads = config
-        .contention()
-        .threads()
-        .or_else(|| thread::available_parallelism().ok())
-        .map_or(1, |n| n.get())
-        .min(total.max(1));
-    // Jobs are claimed heaviest client count first, so that the last ones,
-    // which decide when the slowest thread finishes, are cheap.
-    let mut order: Vec<usize> = (0..cells).collect();
-    order.sort_by_key(|&cell| std::cmp::Reverse(config.clients()[cell / candidates]));
-    let job = |claimed: usize| order[claimed / runs] * runs + claimed % runs;
-    let simulate = |index: usize| {
-        let (cell, run) = (index / runs, index % runs);
-        let (clients, candidate) = (config.clients()[cell / candidates], cell % candidates);
-        let seed = run_seed(config.seed(), clients, &config.candidates()[candidate], run as u32);
-        let backoff = &config.schedules()[candidate];
-        let outcome = config.contention().simulate_schedule(clients, backoff, seed, progress);
-        outcome.expect("client counts are validated")
-    };
-
-    let next = AtomicUsize::new(0);
-    let claim = || {
-        let claimed = next.fetch_add(1, Ordering::Relaxed);
-        (claimed < total).then(|| job(claimed))
-    };
-    let (sender, receiver) = mpsc::channel();
-    thread::scope(|scope| {
-        for _ in 1..threads {
-            let (sender, claim, simulate) = (sender.clone(), &claim, &simulate);
-            scope.spawn(move || {
-                while let Some(index) = claim() {
-                    if sender.send((index, simulate(index))).is_err() {
-                        break;
-                    }
-                }
-            });
-        }
-        drop(sender);
-        // The calling thread simulates too; outcomes land in their slots.
-        let mut record = |(index, outcome): (usize, RunOutcome)| outcomes[index] = outcome;
-        while let Some(index) = claim() {
-            record((index, simulate(index)));
-            receiver.try_iter().for_each(&mut record);
-        }
-        receiver.iter().for_each(record);
-    });
-    outcomes
-        .chunks_exact(runs.max(1))
-        .map(|runs| {
-            let summary = |value: fn(&RunOutcome) -> f64| {
-                Summary::of(runs.iter().map(value)).expect("runs is at least 1")
-            };
-            (summary(|o| o.calls as f64), summary(|o| o.time))
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run_contention;
-    use std::num::NonZeroUsize;
-
-    fn small() -> FrontierConfig {
-        FrontierConfig::builder()
-            .with_families([Family::Full, Family::Smooth])
-            .with_scales([1.0, 3.0])
-            .with_multipliers([1.5])
-            .with_clients([8, 16])
-            .with_runs(3)
-            .build()
-            .unwrap()
-    }
-
-    #[test]
-    fn references_are_the_contention_experiments_and_threads_do_not_matter() {
-        let config = small();
-        let mut reports = Vec::new();
-        for threads in [1, 2] {
-            let config =
-                config.to_builder().with_threads(NonZeroUsize::new(threads).unwrap()).build().unwrap();
-            let progress = Progress::default();
-            reports.push(config.run_with_progress(&progress));
-            assert_eq!(progress.done(), config.work().total);
-            assert_eq!(config.work().total, (8 + 16) * (4 + 4) * 3);
-        }
-        assert_eq!(reports[0].rows(), reports[1].rows());
-        let contention = run_contention(config.contention());
-        for row in contention.rows() {
-            let entry = Entry::Reference(row.strategy);
-            let frontier = reports[0].rows().iter().find(|r| r.clients == row.clients && r.entry == entry);
-            let frontier = frontier.unwrap();
-            assert_eq!((frontier.calls, frontier.time), (row.calls, row.time));
-        }
-    }
-
-    #[test]
-    fn a_candidate_does_not_depend_on_the_others() {
-        let alone = small().to_builder().with_families([Family::Smooth]).with_scales([3.0]).build().unwrap();
-        let (all, one) = (run_frontier(&small()), run_frontier(&alone));
-        let smooth3 = |report: &FrontierReport| {
-            let rows = report.rows().iter().filter(|r| r.entry.name() == "smooth(scale 3)");
-            rows.map(|r| (r.calls, r.time)).collect::<Vec<_>>()
-        };
-        assert_eq!(smooth3(&all).len(), 2);
-        assert_eq!(smooth3(&all), smooth3(&one));
-    }
 
     #[test]
     fn seeds_depend_on_every_coordinate() {

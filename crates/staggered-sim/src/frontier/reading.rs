@@ -10,25 +10,27 @@ use crate::view::{list, percent};
 /// What a frontier says about its target.
 ///
 /// ```
-/// use staggered_sim::frontier::{run_frontier, Family, FrontierConfig};
+/// use staggered_sim::frontier::FrontierParams;
+/// use staggered_sim::Experiment;
 ///
-/// let config = FrontierConfig::builder()
-///     .with_families([Family::Smooth])
-///     .with_scales([1.0])
-///     .with_clients([20])
-///     .with_runs(10)
-///     .build()?;
-/// let reading = run_frontier(&config).reading();
+/// let params = FrontierParams {
+///     families: "smooth".parse()?,
+///     scales: "1".parse()?,
+///     clients: "20".parse()?,
+///     runs: 10,
+///     ..FrontierParams::default()
+/// };
+/// let reading = params.run()?.reading();
 /// let closest = reading.closest.as_ref().unwrap();
 /// assert_eq!(closest.candidate.name(), "smooth(scale 1)");
 /// println!("{reading}");
-/// # Ok::<(), staggered_sim::frontier::FrontierError>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct FrontierReading {
     /// The candidates that reached the target at every client count, in the
-    /// configuration's order.
+    /// parameters' order.
     pub dominant: Vec<Standing>,
     /// The candidate least far from the target at its worst client count
     /// (the first on a tie); `None` without candidates or without the
@@ -56,8 +58,8 @@ impl FrontierReport {
         FrontierReading {
             dominant: standings.iter().filter(|s| s.dominates == Some(true)).cloned().collect(),
             closest,
-            margin: self.config().margin(),
-            client_counts: self.config().clients().len(),
+            margin: self.config().margin.0,
+            client_counts: self.config().clients.0.len(),
             candidates: standings.len(),
         }
     }
@@ -69,7 +71,7 @@ impl FrontierReport {
         if self.config().has_target() {
             paragraphs.push(self.reading().to_string());
         }
-        for &clients in self.config().clients() {
+        for &clients in &self.config().clients.0 {
             let mut front: Vec<&FrontierRow> = self.rows_for(clients).filter(|row| row.front).collect();
             front.sort_by(|a, b| a.calls.mean.total_cmp(&b.calls.mean));
             let points = front.iter().map(|row| {
@@ -83,7 +85,7 @@ impl FrontierReport {
         let mut marks =
             "front: * marks a point that no other point of its client count beats on both means.".to_owned();
         if self.config().has_target() {
-            let margin = percent(self.config().margin());
+            let margin = percent(self.config().margin.0);
             marks.push_str(&format!(
                 " target: yes when the mean calls are at most full's + {margin} and the mean completion time at \
                  most decorrelated's + {margin}."
@@ -143,19 +145,21 @@ impl fmt::Display for FrontierReading {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::frontier::{run_frontier, Family, FrontierConfig};
+    use crate::frontier::FrontierParams;
+    use crate::values::Share;
+    use crate::Experiment;
 
     #[test]
     fn the_reading_names_the_closest_or_the_winners() {
-        let config = FrontierConfig::builder()
-            .with_families([Family::Full])
-            .with_scales([1.0, 2.0])
-            .with_multipliers([2.0])
-            .with_clients([10, 20])
-            .with_runs(4)
-            .build()
-            .unwrap();
-        let report = run_frontier(&config);
+        let params = FrontierParams {
+            families: "full".parse().unwrap(),
+            scales: "1,2".parse().unwrap(),
+            multipliers: "2".parse().unwrap(),
+            clients: "10,20".parse().unwrap(),
+            runs: 4,
+            ..FrontierParams::default()
+        };
+        let report = params.run().unwrap();
         let reading = report.reading();
         assert_eq!(reading.candidates, 2);
         let standings = report.standings();
@@ -169,7 +173,7 @@ mod tests {
             assert!(text.contains("of the 2 candidates reached the target"), "{text}");
         }
         // With a margin wide enough, every candidate reaches it.
-        let wide = run_frontier(&config.to_builder().with_margin(10.0).build().unwrap()).reading();
+        let wide = FrontierParams { margin: Share(10.0), ..params }.run().unwrap().reading();
         assert_eq!(wide.dominant.len(), 2);
         assert!(
             wide.to_string()

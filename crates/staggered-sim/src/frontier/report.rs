@@ -6,9 +6,9 @@
 use std::cmp::Ordering;
 
 use serde::Serialize;
-use staggered::Strategy;
+use staggered::{Backoff, Strategy};
 
-use super::{Candidate, FrontierConfig};
+use super::{Candidate, FrontierParams};
 use crate::{ContentionRow, ContentionStrategy, Summary};
 
 /// What a point of the frontier is.
@@ -92,12 +92,15 @@ impl Standing {
     }
 }
 
-/// The result of [`run_frontier`](super::run_frontier): for each client
-/// count in order, a row per reference, then a row per candidate, both in
-/// the configuration's order.
+/// What [`FrontierParams`] ran to: for each client count in order, a row
+/// per reference, then a row per candidate, both in the parameters' order.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FrontierReport {
-    config: FrontierConfig,
+    config: FrontierParams,
+    candidates: Vec<Candidate>,
+    /// The library schedule of each reference, then of each candidate.
+    #[serde(skip)]
+    schedules: Vec<Backoff>,
     rows: Vec<FrontierRow>,
 }
 
@@ -105,28 +108,40 @@ impl FrontierReport {
     /// A report from the references' rows (the contention experiment's) and
     /// the candidates' (calls, time) summaries, client counts major.
     pub(super) fn new(
-        config: FrontierConfig,
+        config: FrontierParams,
+        candidates: Vec<Candidate>,
+        schedules: Vec<Backoff>,
         references: &[ContentionRow],
-        candidates: &[(Summary, Summary)],
+        summaries: &[(Summary, Summary)],
     ) -> Self {
-        let count = config.candidates().len();
-        let mut rows = Vec::with_capacity(references.len() + candidates.len());
-        for (i, &clients) in config.clients().iter().enumerate() {
+        let count = candidates.len();
+        let mut rows = Vec::with_capacity(references.len() + summaries.len());
+        for (i, &clients) in config.clients.0.iter().enumerate() {
             let first = rows.len();
             for row in references.iter().filter(|row| row.clients == clients) {
                 rows.push(point(clients, Entry::Reference(row.strategy), row.calls, row.time));
             }
-            for (candidate, &(calls, time)) in config.candidates().iter().zip(&candidates[i * count..]) {
+            for (candidate, &(calls, time)) in candidates.iter().zip(&summaries[i * count..]) {
                 rows.push(point(clients, Entry::Candidate(*candidate), calls, time));
             }
-            place(&mut rows[first..], config.margin());
+            place(&mut rows[first..], config.margin.0);
         }
-        FrontierReport { config, rows }
+        FrontierReport { config, candidates, schedules, rows }
     }
 
-    /// The configuration that produced this report.
-    pub const fn config(&self) -> &FrontierConfig {
+    /// The parameters that produced this report.
+    pub const fn config(&self) -> &FrontierParams {
         &self.config
+    }
+
+    /// Every candidate, in the parameters' order.
+    pub fn candidates(&self) -> &[Candidate] {
+        &self.candidates
+    }
+
+    /// The library schedule of each reference, then of each candidate.
+    pub fn schedules(&self) -> &[Backoff] {
+        &self.schedules
     }
 
     /// Every row: for each client count in order, the references, then the
@@ -147,10 +162,9 @@ impl FrontierReport {
     }
 
     /// Each candidate's standing over every client count, in the
-    /// configuration's order.
+    /// parameters' order.
     pub fn standings(&self) -> Vec<Standing> {
-        self.config
-            .candidates()
+        self.candidates
             .iter()
             .map(|candidate| {
                 let entry = Entry::Candidate(*candidate);

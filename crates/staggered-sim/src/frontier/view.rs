@@ -44,9 +44,8 @@ impl Present for FrontierReport {
             "target",
         ];
         let mut records = Table::new(None, columns);
-        let schedules = self.config().contention().schedules().iter().chain(self.config().schedules());
-        let schedules: Vec<String> = schedules.map(schedule).collect();
-        let references = self.config().references().len();
+        let schedules: Vec<String> = self.schedules().iter().map(schedule).collect();
+        let references = self.config().references.0.len();
         for (i, row) in self.rows().iter().enumerate() {
             let (kind, family, scale, multiplier, floor) = match row.entry {
                 Entry::Reference(_) => ("reference", Value::Null, Value::Null, Value::Null, Value::Null),
@@ -54,7 +53,7 @@ impl Present for FrontierReport {
                     ("candidate", c.family.name().into(), c.scale.into(), c.multiplier.into(), c.floor.into())
                 }
             };
-            let at = i % (references + self.config().candidates().len());
+            let at = i % (references + self.candidates().len());
             records.push([
                 row.clients.into(),
                 row.entry.name().into(),
@@ -75,8 +74,8 @@ impl Present for FrontierReport {
                 row.on_target.into(),
             ]);
         }
-        let mut tables: Vec<Table> = self.config().clients().iter().map(|&n| self.table(n)).collect();
-        if !self.config().candidates().is_empty() {
+        let mut tables: Vec<Table> = self.config().clients.0.iter().map(|&n| self.table(n)).collect();
+        if !self.candidates().is_empty() {
             tables.push(self.standings_table());
         }
         view::Report {
@@ -111,16 +110,16 @@ impl FrontierReport {
         let values = |values: &[f64]| {
             list(values.iter().map(|v| number(*v)).collect::<Vec<_>>().iter().map(String::as_str))
         };
-        let families: Vec<&str> = c.families().iter().map(|f| f.name()).collect();
-        let mut swept = vec![format!("scales {}", values(c.scales()))];
-        if c.families().iter().any(|f| f.reads_multiplier()) {
-            swept.push(format!("multipliers {}", values(c.multipliers())));
+        let families: Vec<&str> = c.families.iter().map(|f| f.name()).collect();
+        let mut swept = vec![format!("scales {}", values(&c.scales.0))];
+        if c.families.iter().any(|f| f.reads_multiplier()) {
+            swept.push(format!("multipliers {}", values(&c.multipliers.0)));
         }
-        if c.families().iter().any(|f| f.reads_floor()) {
-            swept.push(format!("floors {}", values(c.floors())));
+        if c.families.iter().any(|f| f.reads_floor()) {
+            swept.push(format!("floors {}", values(&c.floors.0)));
         }
-        let references: Vec<&str> = c.references().iter().map(|s| s.name()).collect();
-        let margin = percent(c.margin());
+        let references: Vec<&str> = c.references.iter().map(|s| s.name()).collect();
+        let margin = percent(c.margin.0);
         let mut lines = vec![
             (
                 "scenario",
@@ -130,7 +129,7 @@ impl FrontierReport {
             ),
             (
                 "candidates",
-                format!("{}: {}; {}", c.candidates().len(), families.join(", "), swept.join("; ")),
+                format!("{}: {}; {}", self.candidates().len(), families.join(", "), swept.join("; ")),
             ),
             ("references", references.join(", ")),
         ];
@@ -140,26 +139,26 @@ impl FrontierReport {
                 format!("mean calls at most full's + {margin}, mean completion time at most decorrelated's + {margin}"),
             ));
         }
-        let clients: Vec<String> = c.clients().iter().map(u32::to_string).collect();
+        let clients: Vec<String> = c.clients.0.iter().map(u32::to_string).collect();
         lines.extend([
             ("clients", clients.join(", ")),
-            ("runs", format!("{} per point, seed {}", c.runs(), c.seed())),
+            ("runs", format!("{} per point, seed {}", c.runs, c.seed)),
             (
                 "backoff",
                 format!(
                     "base {}, cap {} time units (2015 convention); a candidate of scale s starts where its \
                      published strategy would with base s x {}",
-                    number(c.contention().base()),
-                    number(c.contention().cap()),
-                    number(c.contention().base())
+                    number(c.base.0),
+                    number(c.cap.0),
+                    number(c.base.0)
                 ),
             ),
             (
                 "network",
                 format!(
                     "every hop takes abs(Normal({}, {})) time units",
-                    number(c.contention().hop_mean()),
-                    number(c.contention().hop_sd())
+                    number(c.hop_mean),
+                    number(c.hop_sd)
                 ),
             ),
         ]);
@@ -168,7 +167,7 @@ impl FrontierReport {
 
     /// One client count's points, soonest finish first.
     fn table(&self, clients: u32) -> Table {
-        let runs = match self.config().runs() {
+        let runs = match self.config().runs {
             1 => "1 run".to_owned(),
             runs => format!("{runs} runs"),
         };
@@ -239,8 +238,8 @@ impl FrontierReport {
     /// family as markers, the front as a dashed line, the references as
     /// labelled points and the target as a shaded box.
     fn chart(&self) -> Chart {
-        let families = self.config().families();
-        let panels = self.config().clients().iter().map(|&clients| {
+        let families = &self.config().families.0;
+        let panels = self.config().clients.0.iter().map(|&clients| {
             let rows: Vec<&FrontierRow> = self.rows_for(clients).collect();
             let point = |row: &FrontierRow, label: Option<String>| Point {
                 x: row.time.mean,
@@ -288,12 +287,12 @@ impl FrontierReport {
             if let (Some(full), Some(decorrelated)) =
                 (reference(Strategy::Full), reference(Strategy::Decorrelated))
             {
-                let margin = 1.0 + self.config().margin();
+                let margin = 1.0 + self.config().margin.0;
                 let edge = |limit: f64, (low, high): (f64, f64)| limit.clamp(low, high);
                 bands.push(Band {
                     name: format!(
                         "target: calls <= full + {m}, time <= decorrelated + {m}",
-                        m = percent(self.config().margin())
+                        m = percent(self.config().margin.0)
                     ),
                     color: families.len() + 1,
                     boxes: vec![BandBox {
@@ -329,22 +328,21 @@ fn padded(values: impl Iterator<Item = f64>, right: f64) -> (f64, f64) {
 
 #[cfg(test)]
 mod tests {
-    use crate::frontier::{run_frontier, Family, FrontierConfig};
+    use crate::frontier::FrontierParams;
     use crate::view::{Layout, Value};
-    use crate::Present;
+    use crate::{Experiment, Present};
 
     #[test]
     fn records_tables_and_chart_follow_the_rows() {
-        let config = FrontierConfig::builder()
-            .with_families([Family::Full, Family::Floored])
-            .with_scales([2.0])
-            .with_multipliers([1.5])
-            .with_floors([0.2])
-            .with_clients([6, 12])
-            .with_runs(3)
-            .build()
-            .unwrap();
-        let report = run_frontier(&config);
+        let params = FrontierParams {
+            scales: "2".parse().unwrap(),
+            multipliers: "1.5".parse().unwrap(),
+            floors: "0.2".parse().unwrap(),
+            clients: "6,12".parse().unwrap(),
+            runs: 3,
+            ..FrontierParams::default()
+        };
+        let report = params.run().unwrap();
         let view = report.present();
         assert_eq!(view.records.rows.len(), 2 * (4 + 2));
         let floored = &view.records.rows[5];

@@ -1,27 +1,25 @@
 //! One run of the overload model: one policy, one server, on the engine.
 //!
-//! The reading of the model is documented on [`run_overload`](super::run_overload).
+//! The reading of the model is documented on the [scenario](super).
 
 use std::cell::Cell;
 use std::time::Duration;
 
-use staggered::{Action, Backoff, Budget, Decision, Failure, FastRng, Limits, Rng, StopReason};
+use staggered::{Action, Backoff, Budget, Decision, Failure, FastRng, Rng, StopReason};
 
-use super::{OverloadConfig, OverloadPolicy};
+use super::OverloadParams;
 use crate::engine::Engine;
 use crate::experiment::Progress;
+use crate::fleet::{bucket, exponential, Policy, Seconds, Series, Slots};
 use crate::rng::{derive, name_id};
 use crate::units::{elapsed, to_units, SECOND};
 
 /// What one run counted, raw; [`report`](super::report) turns it into a row.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Counts {
-    /// Per second: first attempts.
-    pub offered: Vec<u32>,
-    /// Per second: attempts reaching the server (first attempts and retries).
-    pub arrivals: Vec<u32>,
-    /// Per second: operations that succeeded.
-    pub goodput: Vec<u32>,
+    /// Per second: first attempts, attempts reaching the server (first
+    /// attempts and retries), and operations that succeeded.
+    pub series: Series,
     /// Per second: the summed time from arrival to departure of the
     /// attempts arriving then, in time units.
     pub response_time: Vec<f64>,
@@ -42,6 +40,24 @@ pub(crate) struct Counts {
     pub trigger: (u64, u64),
     /// First attempts and server arrivals from the trigger's end to the end of the run.
     pub after: (u64, u64),
+}
+
+impl Counts {
+    /// Nothing counted yet, over `buckets` seconds.
+    pub(crate) fn new(buckets: usize) -> Self {
+        Counts {
+            series: Series::new(buckets),
+            response_time: vec![0.0; buckets],
+            operations: 0,
+            attempts: 0,
+            succeeded: 0,
+            timed_out: 0,
+            refused: 0,
+            first_refusal: None,
+            trigger: (0, 0),
+            after: (0, 0),
+        }
+    }
 }
 
 /// An event on the engine. Each operation has exactly one event pending at
@@ -72,26 +88,21 @@ struct Params {
 }
 
 impl Params {
-    fn of(config: &OverloadConfig) -> Self {
+    fn of(params: &OverloadParams) -> Self {
         // The mean gap between events of a rate per second, in time units.
         let gap = |rate: f64| SECOND / rate;
+        let capacity = params.capacity.0;
         Params {
-            end: to_units(config.duration()),
-            arrival_gap: gap(config.arrival_rate()),
-            service_time: gap(config.service_rate()),
-            trigger: config
+            end: to_units(params.duration.0),
+            arrival_gap: gap(params.arrival_rate.0),
+            service_time: gap(capacity),
+            trigger: params
                 .trigger()
-                .map(|t| (to_units(t.start()), to_units(t.end()), gap(config.service_rate() * t.capacity()))),
-            timeout: to_units(config.timeout()),
-            error_rate: config.error_rate(),
+                .map(|(start, end, share)| (to_units(start), to_units(end), gap(capacity * share))),
+            timeout: to_units(params.timeout.0),
+            error_rate: params.error_rate.0,
         }
     }
-}
-
-/// An exponential draw with this mean; `1 - u` is in `(0, 1]`, so never `ln(0)`.
-#[inline]
-fn exponential(rng: &mut FastRng, mean: f64) -> f64 {
-    -mean * (1.0 - rng.next_f64()).ln()
 }
 
 /// The server: one FIFO queue and one worker that serves every request,
@@ -140,26 +151,19 @@ struct Run<'b, B> {
     params: Params,
     engine: Engine<Event>,
     server: Server,
-    operations: Vec<Operation<'b, B>>,
-    free: Vec<u32>,
+    operations: Slots<Operation<'b, B>>,
     counts: Counts,
 }
 
 impl<B: Budget> Run<'_, B> {
-    #[inline]
-    fn bucket(now: f64) -> usize {
-        (now / SECOND) as usize
-    }
-
     /// An attempt of operation `op` reaches the server at `now`.
     fn send(&mut self, op: u32, now: f64) {
         let (departure, error) = self.server.serve(&self.params, now);
         let c = &mut self.counts;
         c.attempts += 1;
         if now < self.params.end {
-            let bucket = Self::bucket(now);
-            c.arrivals[bucket] += 1;
-            c.response_time[bucket] += departure - now;
+            c.series.arrivals[bucket(now)] += 1;
+            c.response_time[bucket(now)] += departure - now;
         }
         if let Some((from, to, _)) = self.params.trigger {
             if (from..to).contains(&now) {
@@ -170,7 +174,7 @@ impl<B: Budget> Run<'_, B> {
         }
         // With a deadline, the attempt's timeout is clipped to the time left,
         // as a deadline bounds the whole operation.
-        let operation = &self.operations[op as usize];
+        let operation = &self.operations[op];
         let timeout = match operation.decision.limits().deadline {
             None => self.params.timeout,
             Some(_) => operation
@@ -188,7 +192,7 @@ impl<B: Budget> Run<'_, B> {
 
     /// Operation `op`'s attempt failed at `now`: the decision retries or stops.
     fn fail(&mut self, op: u32, now: f64, failure: Failure) {
-        let operation = &mut self.operations[op as usize];
+        let operation = &mut self.operations[op];
         match operation.decision.on_failure(&failure, elapsed(now - operation.start)) {
             Action::Retry(delay) => self.engine.schedule_at(now + to_units(delay), Event::Send(op)),
             Action::Stop(reason) => {
@@ -196,46 +200,38 @@ impl<B: Budget> Run<'_, B> {
                     self.counts.refused += 1;
                     self.counts.first_refusal.get_or_insert(now);
                 }
-                self.free.push(op);
+                self.operations.free(op);
             }
         }
     }
 
     /// Operation `op`'s attempt succeeded at `now`.
     fn succeed(&mut self, op: u32, now: f64) {
-        self.operations[op as usize].decision.on_success();
+        self.operations[op].decision.on_success();
         self.counts.succeeded += 1;
         if now < self.params.end {
-            self.counts.goodput[Self::bucket(now)] += 1;
+            self.counts.series.goodput[bucket(now)] += 1;
         }
-        self.free.push(op);
+        self.operations.free(op);
     }
 }
 
-/// The decision limits of `policy`: one attempt for `no-retry`, else the
-/// schedule's own, as `RetryPolicy::new` derives them.
-fn limits(policy: OverloadPolicy, backoff: &Backoff) -> Limits {
-    match policy {
-        OverloadPolicy::NoRetry => Limits::NONE.with_max_attempts(Some(1)),
-        _ => Limits::for_schedule(backoff),
-    }
-}
-
-/// Simulates one run of `policy` under `budget`, shared by all its
-/// operations. `clock` is the virtual time the budget may read; the run
+/// Simulates one run of `policy` on `backoff` under `budget`, shared by all
+/// its operations. `clock` is the virtual time the budget may read; the run
 /// sets it before every event. Each simulated second is added to
 /// `progress` as the clock passes it.
 pub(crate) fn simulate<B: Budget>(
-    config: &OverloadConfig,
-    policy: OverloadPolicy,
+    config: &OverloadParams,
+    policy: Policy,
+    backoff: &Backoff,
     budget: &B,
     clock: &Cell<Duration>,
     progress: &Progress,
 ) -> Counts {
     let params = Params::of(config);
-    let seed = config.seed();
+    let seed = config.seed;
     let buckets = config.buckets();
-    let limits = limits(policy, config.backoff());
+    let limits = policy.limits(backoff);
     // The offered load and the server's draws are seeded without the policy:
     // every policy meets the same first attempts (a paired comparison). Each
     // operation's jitter has its own generator, so operations never share draws.
@@ -245,33 +241,23 @@ pub(crate) fn simulate<B: Budget>(
         params,
         engine: Engine::with_capacity(1024),
         server: Server { rng: FastRng::seed(derive(&[seed, SERVER])), free_at: 0.0 },
-        operations: Vec::new(),
-        free: Vec::new(),
-        counts: Counts {
-            offered: vec![0; buckets],
-            arrivals: vec![0; buckets],
-            goodput: vec![0; buckets],
-            response_time: vec![0.0; buckets],
-            ..Counts::default()
-        },
+        operations: Slots::new(),
+        counts: Counts::new(buckets),
     };
 
     let first = exponential(&mut arrivals, params.arrival_gap);
     if first < params.end {
         run.engine.schedule_at(first, Event::Arrival);
     }
-    let (mut seconds, mut next_second) = (0, SECOND);
+    let mut seconds = Seconds::new(buckets, progress);
     while let Some(event) = run.engine.pop() {
         let now = run.engine.now();
         clock.set(elapsed(now));
-        while now >= next_second && seconds < buckets {
-            (seconds, next_second) = (seconds + 1, next_second + SECOND);
-            progress.add(1);
-        }
+        seconds.at(now);
         match event {
             Event::Arrival => {
                 let c = &mut run.counts;
-                c.offered[Run::<B>::bucket(now)] += 1;
+                c.series.offered[bucket(now)] += 1;
                 if let Some((from, to, _)) = params.trigger {
                     if (from..to).contains(&now) {
                         c.trigger.0 += 1;
@@ -283,20 +269,8 @@ pub(crate) fn simulate<B: Budget>(
                 c.operations += 1;
                 budget.record_request();
                 let rng = FastRng::seed(derive(&[jitter, index]));
-                let operation = Operation {
-                    decision: Decision::with_delays(config.backoff().delays_with_rng(rng), limits, budget),
-                    start: now,
-                };
-                let op = match run.free.pop() {
-                    Some(op) => {
-                        run.operations[op as usize] = operation;
-                        op
-                    }
-                    None => {
-                        run.operations.push(operation);
-                        u32::try_from(run.operations.len() - 1).expect("fewer than 2^32 operations in flight")
-                    }
-                };
+                let decision = Decision::with_delays(backoff.delays_with_rng(rng), limits, budget);
+                let op = run.operations.insert(Operation { decision, start: now });
                 run.send(op, now);
                 let next = now + exponential(&mut arrivals, params.arrival_gap);
                 if next < params.end {
@@ -309,33 +283,41 @@ pub(crate) fn simulate<B: Budget>(
             Event::Timeout(op) => run.fail(op, now, Failure::timeout()),
         }
     }
-    progress.add((buckets - seconds) as u64);
+    seconds.finish();
     run.counts
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::values::{Fraction, Jitter, Rate, Span, Window};
     use staggered::NoBudget;
 
-    fn run(config: &OverloadConfig, policy: OverloadPolicy) -> Counts {
-        simulate(config, policy, &NoBudget, &Cell::new(Duration::ZERO), &Progress::default())
+    fn run(params: &OverloadParams, policy: Policy) -> Counts {
+        let backoff = params.backoff().unwrap();
+        simulate(params, policy, &backoff, &NoBudget, &Cell::new(Duration::ZERO), &Progress::default())
+    }
+
+    fn params(change: impl FnOnce(&mut OverloadParams)) -> OverloadParams {
+        let mut params = OverloadParams::default();
+        change(&mut params);
+        params
     }
 
     #[test]
     fn every_operation_is_followed_to_its_end() {
-        let config = OverloadConfig::builder().with_duration(Duration::from_secs(20)).build().unwrap();
-        for policy in [OverloadPolicy::NoRetry, OverloadPolicy::Retry] {
+        let config = params(|p| p.duration = Span(Duration::from_secs(20)));
+        for policy in [Policy::NoRetry, Policy::Retry] {
             let c = run(&config, policy);
-            assert_eq!(c.offered.iter().map(|&n| u64::from(n)).sum::<u64>(), c.operations);
+            assert_eq!(c.series.offered.iter().map(|&n| u64::from(n)).sum::<u64>(), c.operations);
             // Retries of operations still running at the end arrive after the series.
-            let series = c.arrivals.iter().map(|&n| u64::from(n)).sum::<u64>();
+            let series = c.series.arrivals.iter().map(|&n| u64::from(n)).sum::<u64>();
             assert!(series <= c.attempts && c.attempts - series < 3_000, "{series} of {}", c.attempts);
             assert!(c.succeeded <= c.operations);
             // Each attempt either succeeded in time or timed out (no errors here).
             let failed = c.operations - c.succeeded;
             assert!(c.timed_out >= failed, "{policy}: {c:?}");
-            if policy == OverloadPolicy::NoRetry {
+            if policy == Policy::NoRetry {
                 assert_eq!(c.attempts, c.operations);
                 assert_eq!(c.timed_out, failed);
             }
@@ -345,32 +327,28 @@ mod tests {
     #[test]
     fn an_idle_server_answers_every_first_attempt() {
         // 50 requests per second on a server of 1000: none waits 100 ms.
-        let config = OverloadConfig::builder().with_arrival_rate(50.0).without_trigger().build().unwrap();
-        let c = run(&config, OverloadPolicy::Retry);
+        let config = params(|p| (p.arrival_rate, p.trigger) = (Rate(50.0), Window::None));
+        let c = run(&config, Policy::Retry);
         assert_eq!((c.attempts, c.succeeded, c.timed_out), (c.operations, c.operations, 0));
         assert!((2700..3300).contains(&c.operations), "{}", c.operations);
     }
 
     #[test]
     fn errors_are_retried_until_attempts_run_out() {
-        let config = OverloadConfig::builder().with_error_rate(1.0).without_trigger().build().unwrap();
-        let c = run(&config, OverloadPolicy::Retry);
+        let config = params(|p| (p.error_rate, p.trigger) = (Fraction(1.0), Window::None));
+        let c = run(&config, Policy::Retry);
         assert_eq!(c.succeeded, 0);
         assert_eq!(c.attempts, 3 * c.operations);
-        let c = run(&config, OverloadPolicy::NoRetry);
+        let c = run(&config, Policy::NoRetry);
         assert_eq!(c.attempts, c.operations);
     }
 
-    fn constant_10ms(max_attempts: u32, deadline: Option<Duration>) -> Backoff {
-        let builder = Backoff::builder(staggered::Strategy::Constant)
-            .with_base(Duration::from_millis(10))
-            .with_max_attempts(max_attempts);
-        match deadline {
-            Some(deadline) => builder.with_deadline(deadline),
-            None => builder.without_deadline(),
-        }
-        .build()
-        .unwrap()
+    /// Every 10 ms, `attempts` in all, within `deadline`.
+    fn constant_10ms(p: &mut OverloadParams, attempts: u32, deadline: Option<u64>) {
+        (p.strategy, p.base, p.attempts) =
+            (Jitter(staggered::Strategy::Constant), Span(Duration::from_millis(10)), attempts);
+        p.deadline = deadline.map(|ms| Span(Duration::from_millis(ms)));
+        p.trigger = Window::None;
     }
 
     #[test]
@@ -379,14 +357,11 @@ mod tests {
         // server, about 1 ms): with 10 ms between attempts, a 25 ms deadline
         // leaves room for 3 of the 10, or 2 when the first two services took
         // more than 5 ms (about 4% of operations).
-        let config = OverloadConfig::builder()
-            .with_backoff(constant_10ms(10, Some(Duration::from_millis(25))))
-            .with_error_rate(1.0)
-            .with_arrival_rate(20.0)
-            .without_trigger()
-            .build()
-            .unwrap();
-        let c = run(&config, OverloadPolicy::Retry);
+        let config = params(|p| {
+            constant_10ms(p, 10, Some(25));
+            (p.error_rate, p.arrival_rate) = (Fraction(1.0), Rate(20.0));
+        });
+        let c = run(&config, Policy::Retry);
         assert!(c.attempts <= 3 * c.operations && c.attempts * 100 > 290 * c.operations, "{c:?}");
     }
 
@@ -398,17 +373,14 @@ mod tests {
         // Both runs send the same attempts at the same times and draw the
         // same service times, so they differ only in the retry's timeout.
         let config = |deadline| {
-            OverloadConfig::builder()
-                .with_backoff(constant_10ms(2, deadline))
-                .with_arrival_rate(5.0)
-                .with_service_rate(1000.0 / 70.0)
-                .with_duration(Duration::from_secs(300))
-                .without_trigger()
-                .build()
-                .unwrap()
+            params(|p| {
+                constant_10ms(p, 2, deadline);
+                (p.arrival_rate, p.capacity) = (Rate(5.0), Rate(1000.0 / 70.0));
+                p.duration = Span(Duration::from_secs(300));
+            })
         };
-        let clipped = run(&config(Some(Duration::from_millis(150))), OverloadPolicy::Retry);
-        let free = run(&config(None), OverloadPolicy::Retry);
+        let clipped = run(&config(Some(150)), Policy::Retry);
+        let free = run(&config(None), Policy::Retry);
         assert_eq!(clipped.attempts, free.attempts);
         assert!(clipped.attempts > clipped.operations * 11 / 10, "{clipped:?}");
         let lost = free.succeeded - clipped.succeeded;
@@ -418,7 +390,7 @@ mod tests {
 
     #[test]
     fn the_trigger_uses_the_rate_at_service_start() {
-        let params = Params::of(&OverloadConfig::default());
+        let params = Params::of(&OverloadParams::default());
         let mut server = Server { rng: FastRng::seed(3), free_at: 0.0 };
         let mut slow = 0.0;
         let mut fast = 0.0;

@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use staggered::config::format_duration;
 
-use super::{OverloadConfig, OverloadPolicy, OverloadReport, OverloadRow};
+use super::{OverloadParams, OverloadReport, OverloadRow};
+use crate::fleet::Policy;
 use crate::view::{list, number as show, percent};
 
 /// The amplification a budget may let through once drained: a budget that
@@ -30,48 +31,46 @@ impl OverloadReport {
     /// a budget did, then what the budgets did; without one, what the
     /// budgets cost.
     pub fn paragraphs(&self) -> Vec<String> {
-        reading(self.config(), self.rows())
+        reading(self.config(), self.backoff().max_attempts().unwrap_or(1), self.rows())
     }
 }
 
-/// [`OverloadReport::paragraphs`] of these rows.
-fn reading(config: &OverloadConfig, rows: &[OverloadRow]) -> Vec<String> {
-    let from = config.trigger().map_or(Duration::ZERO, |t| t.end());
-    let room = config.duration().saturating_sub(from);
-    if room < config.recovery_window() {
+/// [`OverloadReport::paragraphs`] of these rows, whose operations made at
+/// most `attempts` attempts.
+fn reading(config: &OverloadParams, attempts: u32, rows: &[OverloadRow]) -> Vec<String> {
+    let from = config.trigger().map_or(Duration::ZERO, |(_, end, _)| end);
+    let room = config.duration.0.saturating_sub(from);
+    if room < config.recovery_window.0 {
         // Every "never" would be the run's length speaking, not the policy.
         let after = if config.trigger().is_some() { " after the trigger" } else { "" };
         return vec![format!(
             "The run leaves {}{after}, less than the recovery window ({}): recovery cannot be judged; \
              lengthen the run.",
             format_duration(room),
-            format_duration(config.recovery_window())
+            format_duration(config.recovery_window.0)
         )];
     }
     let find = |policy| rows.iter().find(|row| row.policy == policy);
     let budgets: Vec<&OverloadRow> = rows.iter().filter(|row| row.policy.has_budget()).collect();
     let paragraphs = if config.trigger().is_some() {
         vec![
-            without_budget(config, find(OverloadPolicy::NoRetry), find(OverloadPolicy::Retry)),
+            without_budget(config, attempts, find(Policy::NoRetry), find(Policy::Retry)),
             with_budgets(&budgets),
         ]
     } else {
-        vec![
-            rare_failures(find(OverloadPolicy::NoRetry), find(OverloadPolicy::Retry), &budgets),
-            unrecovered(config, rows),
-        ]
+        vec![rare_failures(find(Policy::NoRetry), find(Policy::Retry), &budgets), unrecovered(config, rows)]
     };
     paragraphs.into_iter().flatten().collect()
 }
 
 /// What `retry` did after the trigger, and `no-retry` for comparison.
 fn without_budget(
-    config: &OverloadConfig,
+    config: &OverloadParams,
+    attempts: u32,
     no_retry: Option<&OverloadRow>,
     retry: Option<&OverloadRow>,
 ) -> Option<String> {
-    let (capacity, arrival_rate) = (config.service_rate(), config.arrival_rate());
-    let attempts = config.backoff().max_attempts().unwrap_or(1);
+    let (capacity, arrival_rate) = (config.capacity.0, config.arrival_rate.0);
     let mut sentences = Vec::new();
     if let Some(retry) = retry {
         sentences.push(match retry.recovery_time {
@@ -228,14 +227,14 @@ fn rare_failures(
 }
 
 /// Without a trigger, the policies whose goodput never held the threshold.
-fn unrecovered(config: &OverloadConfig, rows: &[OverloadRow]) -> Option<String> {
+fn unrecovered(config: &OverloadParams, rows: &[OverloadRow]) -> Option<String> {
     let never: Vec<&OverloadRow> = rows.iter().filter(|row| !row.recovered).collect();
     (!never.is_empty()).then(|| {
         format!(
             "{} never held goodput at {} of the offered load for {}.",
             names(never.into_iter()),
-            percent(config.recovery_threshold()),
-            format_duration(config.recovery_window())
+            percent(config.recovery_threshold.0),
+            format_duration(config.recovery_window.0)
         )
     })
 }
@@ -273,11 +272,12 @@ fn names_of(rows: &[&OverloadRow]) -> String {
 #[cfg(test)]
 pub(crate) mod fixtures {
     use super::*;
-    use crate::{OverloadSeries, Trigger};
+    use crate::fleet::Series;
+    use crate::values::{Span, Window};
 
     /// A policy's row with these figures and flat series.
     pub fn row(
-        policy: OverloadPolicy,
+        policy: Policy,
         goodput: f64,
         recovery: Option<u64>,
         (trigger, after): (f64, f64),
@@ -303,50 +303,50 @@ pub(crate) mod fixtures {
             peak_amplification_drained: drained.map(|d| d.1),
             recovered: recovery.is_some(),
             recovery_time: recovery.map(Duration::from_secs),
-            series: OverloadSeries {
-                offered,
-                arrivals,
-                goodput: goodput_series,
-                response_time: vec![Duration::ZERO; 20],
-            },
+            series: Series { offered, arrivals, goodput: goodput_series },
+            response_time: vec![Duration::ZERO; 20],
         }
     }
 
-    /// The configuration of the rows: 20 s, the trigger from 5 s to 10 s.
-    pub fn config() -> OverloadConfig {
-        let trigger = Trigger::new(Duration::from_secs(5), Duration::from_secs(10), 0.5);
-        OverloadConfig::builder()
-            .with_duration(Duration::from_secs(20))
-            .with_trigger(trigger)
-            .build()
-            .unwrap()
+    /// The parameters of the rows: 20 s, the trigger from 5 s to 10 s.
+    pub fn config() -> OverloadParams {
+        let trigger = Window::Between(Duration::from_secs(5), Duration::from_secs(10));
+        OverloadParams { duration: Span(Duration::from_secs(20)), trigger, ..OverloadParams::default() }
+    }
+
+    /// The parameters of the rows, changed.
+    pub fn config_with(change: impl FnOnce(&mut OverloadParams)) -> OverloadParams {
+        let mut config = config();
+        change(&mut config);
+        config
     }
 
     /// Every policy, as the default run reads.
     pub fn rows() -> Vec<OverloadRow> {
         vec![
-            row(OverloadPolicy::NoRetry, 0.8633, Some(4), (1.0, 1.0), None, 0),
-            row(OverloadPolicy::Retry, 0.1686, None, (2.808, 3.0), None, 0),
-            row(OverloadPolicy::TokenBucket, 0.8622, Some(4), (1.014, 1.0), Some((1.0, 1.0)), 5798),
-            row(OverloadPolicy::Ratio, 0.7010, Some(14), (1.418, 1.048), Some((1.127, 2.213)), 11311),
-            row(OverloadPolicy::Throttle, 0.8633, Some(4), (1.001, 1.0), Some((1.0, 1.0)), 5754),
+            row(Policy::NoRetry, 0.8633, Some(4), (1.0, 1.0), None, 0),
+            row(Policy::Retry, 0.1686, None, (2.808, 3.0), None, 0),
+            row(Policy::TokenBucket, 0.8622, Some(4), (1.014, 1.0), Some((1.0, 1.0)), 5798),
+            row(Policy::Ratio, 0.7010, Some(14), (1.418, 1.048), Some((1.127, 2.213)), 11311),
+            row(Policy::Throttle, 0.8633, Some(4), (1.001, 1.0), Some((1.0, 1.0)), 5754),
         ]
     }
 
     /// The report of [`config`] and [`rows`].
     pub fn report() -> OverloadReport {
-        OverloadReport::new(config(), rows())
+        OverloadReport::new(config(), config().backoff().unwrap(), rows())
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::fixtures::{config, row, rows};
+    use super::fixtures::{config, config_with, row, rows};
     use super::*;
+    use crate::values::{Rate, Span, Window};
 
     #[test]
     fn the_default_run_reads_as_a_metastable_failure_and_budgets_that_recover() {
-        let reading = reading(&config(), &rows());
+        let reading = reading(&config(), 3, &rows());
         assert_eq!(reading.len(), 2, "{reading:#?}");
         assert_eq!(
             reading[0],
@@ -366,10 +366,10 @@ mod tests {
     #[test]
     fn other_outcomes_read_otherwise() {
         let mut rows = rows();
-        rows[1] = row(OverloadPolicy::Retry, 0.8, Some(6), (1.5, 1.1), None, 0);
-        rows[3] = row(OverloadPolicy::Ratio, 0.5, None, (1.4, 1.3), Some((1.3, 2.0)), 11311);
+        rows[1] = row(Policy::Retry, 0.8, Some(6), (1.5, 1.1), None, 0);
+        rows[3] = row(Policy::Ratio, 0.5, None, (1.4, 1.3), Some((1.3, 2.0)), 11311);
         rows[4].refused = 0;
-        let read = reading(&config(), &rows);
+        let read = reading(&config(), 3, &rows);
         assert!(
             read[0].starts_with("retry without a budget recovered 6s after the trigger, at 1.50x"),
             "{read:?}"
@@ -380,36 +380,35 @@ mod tests {
              within 4s; once drained, retry+ratio let amplification reach 1.30, above 1.25. retry+throttle never \
              refused a retry."
         );
-        rows.retain(|row| row.policy == OverloadPolicy::TokenBucket);
+        rows.retain(|row| row.policy == Policy::TokenBucket);
         assert_eq!(
-            reading(&config(), &rows),
+            reading(&config(), 3, &rows),
             ["retry+token-bucket recovered 4s after the trigger, and once drained kept amplification at or below \
               1.25 (1.00)."]
         );
-        let saturated = config().to_builder().with_arrival_rate(1000.0).build().unwrap();
-        let rows = [row(OverloadPolicy::Retry, 0.1, None, (3.0, 3.0), None, 0)];
-        assert!(
-            reading(&saturated, &rows)[0].contains("nor could any policy: the offered load alone (1000/s)")
-        );
+        let saturated = config_with(|c| c.arrival_rate = Rate(1000.0));
+        let rows = [row(Policy::Retry, 0.1, None, (3.0, 3.0), None, 0)];
+        assert!(reading(&saturated, 3, &rows)[0]
+            .contains("nor could any policy: the offered load alone (1000/s)"));
     }
 
     #[test]
     fn without_a_trigger_it_reads_what_budgets_cost() {
-        let config = config().to_builder().without_trigger().build().unwrap();
+        let config = config_with(|c| c.trigger = Window::None);
         let mut rows = rows();
         for row in &mut rows {
-            let failed = if row.policy == OverloadPolicy::NoRetry { 0.0097 } else { 0.0 };
+            let failed = if row.policy == Policy::NoRetry { 0.0097 } else { 0.0 };
             (row.goodput, row.amplification, row.refused, row.recovered) = (1.0 - failed, 1.0099, 0, true);
         }
         rows[0].amplification = 1.0;
         assert_eq!(
-            reading(&config, &rows),
+            reading(&config, 3, &rows),
             ["Without a trigger the budgets cost nothing: none refused a retry, and each kept retry's goodput \
               (100.00%) and amplification (1.010). Without retries goodput was 99.03%."]
         );
         rows[2].refused = 3;
         rows[0].recovered = false;
-        let read = reading(&config, &rows);
+        let read = reading(&config, 3, &rows);
         assert!(
             read[0].starts_with(
                 "Without a trigger the budgets still refused retries: retry+token-bucket refused 3 (goodput \
@@ -422,14 +421,14 @@ mod tests {
 
     #[test]
     fn a_run_too_short_for_the_window_says_so() {
-        let short = config().to_builder().with_duration(Duration::from_secs(14)).build().unwrap();
+        let short = config_with(|c| c.duration = Span(Duration::from_secs(14)));
         assert_eq!(
-            reading(&short, &rows()),
+            reading(&short, 3, &rows()),
             ["The run leaves 4s after the trigger, less than the recovery window (5s): recovery cannot be \
               judged; lengthen the run."]
         );
         let shorter =
-            short.to_builder().without_trigger().with_duration(Duration::from_millis(1500)).build().unwrap();
-        assert!(reading(&shorter, &rows())[0].starts_with("The run leaves 1.5s, less than"));
+            config_with(|c| (c.trigger, c.duration) = (Window::None, Span(Duration::from_millis(1500))));
+        assert!(reading(&shorter, 3, &rows())[0].starts_with("The run leaves 1.5s, less than"));
     }
 }

@@ -5,42 +5,13 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use staggered::Backoff;
+
 use super::model::Counts;
-use super::{OverloadConfig, OverloadPolicy};
+use super::OverloadParams;
+use crate::fleet::{Policy, Series};
 use crate::plain;
 use crate::units::{elapsed, SECOND};
-
-/// One policy's load, second by second: bucket `i` covers `[i s, i+1 s)` of
-/// the run (the last one is shorter when the duration is not a whole number
-/// of seconds). These are the lines of the time-series chart.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[non_exhaustive]
-pub struct OverloadSeries {
-    /// The offered load: first attempts sent in the second (the same for
-    /// every policy of an experiment, whose arrivals share one seed).
-    pub offered: Vec<u32>,
-    /// Attempts that reached the server in the second, first ones and retries.
-    pub arrivals: Vec<u32>,
-    /// Goodput: operations that succeeded in the second, each counted once,
-    /// in the second its successful response arrived.
-    pub goodput: Vec<u32>,
-    /// The mean time from arrival at the server to departure of the attempts
-    /// arriving in the second, whether or not their client still waited:
-    /// the queue's delay. Zero for a second with no arrival.
-    #[serde(serialize_with = "plain::seconds_each")]
-    pub response_time: Vec<Duration>,
-}
-
-impl OverloadSeries {
-    /// How many buckets the series hold.
-    pub fn len(&self) -> usize {
-        self.offered.len()
-    }
-    /// Whether the series are empty (never, for a report of a valid configuration).
-    pub fn is_empty(&self) -> bool {
-        self.offered.is_empty()
-    }
-}
 
 /// What one policy's run measured. The first six fields of the records
 /// (`policy`, `recovered`, `recovery_time`, `amplification_trigger`,
@@ -54,7 +25,7 @@ impl OverloadSeries {
 #[non_exhaustive]
 pub struct OverloadRow {
     /// The policy.
-    pub policy: OverloadPolicy,
+    pub policy: Policy,
     /// Operations started: first attempts sent in `[0, duration)`.
     pub operations: u64,
     /// Attempts that reached the server, first ones included (an operation
@@ -99,8 +70,16 @@ pub struct OverloadRow {
     /// `None` ("never") if no such window fits in the run.
     #[serde(serialize_with = "plain::seconds")]
     pub recovery_time: Option<Duration>,
-    /// The per-second series.
-    pub series: OverloadSeries,
+    /// The per-second series: the offered load (first attempts sent),
+    /// attempts that reached the server and goodput (operations that
+    /// succeeded, each counted once, in the second its successful response
+    /// arrived).
+    pub series: Series,
+    /// The mean time from arrival at the server to departure of the
+    /// attempts arriving in each second, whether or not their client still
+    /// waited: the queue's delay. Zero for a second with no arrival.
+    #[serde(serialize_with = "plain::seconds_each")]
+    pub response_time: Vec<Duration>,
 }
 
 impl OverloadRow {
@@ -110,11 +89,11 @@ impl OverloadRow {
         self.recovery_time.map(|t| t.as_secs_f64())
     }
 
-    pub(crate) fn new(config: &OverloadConfig, policy: OverloadPolicy, counts: Counts) -> Self {
+    pub(crate) fn new(config: &OverloadParams, policy: Policy, counts: Counts) -> Self {
         let ratio = |num: u64, den: u64| (den > 0).then(|| num as f64 / den as f64);
         let recovery_time = recovery_time(config, &counts);
         // The overload lasts until the recovery window opens, a whole second.
-        let whole = config.duration().as_secs() as usize;
+        let whole = config.duration.0.as_secs() as usize;
         let overload_end = recovery_time.map_or(whole, |t| (recovery_from(config) + t).as_secs() as usize);
         let drained = counts
             .first_refusal
@@ -122,17 +101,18 @@ impl OverloadRow {
             .filter(|&from| from < overload_end)
             .map(|from| from..overload_end);
         let sum = |v: &[u32]| v.iter().map(|&n| u64::from(n)).sum::<u64>();
-        let amplification_drained = drained
-            .clone()
-            .and_then(|range| ratio(sum(&counts.arrivals[range.clone()]), sum(&counts.offered[range])));
+        let amplification_drained = drained.clone().and_then(|range| {
+            ratio(sum(&counts.series.arrivals[range.clone()]), sum(&counts.series.offered[range]))
+        });
         let peak_amplification_drained = drained.and_then(|range| {
-            range.filter_map(|i| ratio(counts.arrivals[i].into(), counts.offered[i].into())).reduce(f64::max)
+            let s = &counts.series;
+            range.filter_map(|i| ratio(s.arrivals[i].into(), s.offered[i].into())).reduce(f64::max)
         });
         let has_trigger = config.trigger().is_some();
         let response_time = counts
             .response_time
             .iter()
-            .zip(&counts.arrivals)
+            .zip(&counts.series.arrivals)
             .map(|(&sum, &n)| if n == 0 { Duration::ZERO } else { elapsed(sum / f64::from(n)) })
             .collect();
         OverloadRow {
@@ -151,32 +131,29 @@ impl OverloadRow {
             peak_amplification_drained,
             recovered: recovery_time.is_some(),
             recovery_time,
-            series: OverloadSeries {
-                offered: counts.offered,
-                arrivals: counts.arrivals,
-                goodput: counts.goodput,
-                response_time,
-            },
+            series: counts.series,
+            response_time,
         }
     }
 }
 
 /// Where recovery is counted from: the trigger's end, or 0 without one.
-fn recovery_from(config: &OverloadConfig) -> Duration {
-    config.trigger().map_or(Duration::ZERO, |t| t.end())
+fn recovery_from(config: &OverloadParams) -> Duration {
+    config.trigger().map_or(Duration::ZERO, |(_, end, _)| end)
 }
 
 /// The first whole second `t` at or after the trigger's end (0 without one)
 /// that opens a recovery window, as a time since the trigger's end. Only
 /// whole seconds count: a shorter last bucket would be judged on a fraction
 /// of a second.
-fn recovery_time(config: &OverloadConfig, counts: &Counts) -> Option<Duration> {
+fn recovery_time(config: &OverloadParams, counts: &Counts) -> Option<Duration> {
     let from = recovery_from(config);
     let first = crate::units::seconds_up(from);
-    let window = config.recovery_window().as_secs() as usize;
-    let whole = config.duration().as_secs() as usize;
-    let threshold = config.recovery_threshold();
-    let good = |i: usize| f64::from(counts.goodput[i]) >= threshold * f64::from(counts.offered[i]);
+    let window = config.recovery_window.0.as_secs() as usize;
+    let whole = config.duration.0.as_secs() as usize;
+    let threshold = config.recovery_threshold.0;
+    let s = &counts.series;
+    let good = |i: usize| f64::from(s.goodput[i]) >= threshold * f64::from(s.offered[i]);
     // `run` counts the good seconds ending at `i`; the first window that fills wins.
     let mut run = 0;
     for i in first..whole {
@@ -189,22 +166,29 @@ fn recovery_time(config: &OverloadConfig, counts: &Counts) -> Option<Duration> {
     None
 }
 
-/// The result of [`run_overload`](crate::run_overload): one row per policy,
-/// in the configuration's order.
+/// What [`OverloadParams`] ran to: one row per policy, in the parameters'
+/// order.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct OverloadReport {
-    config: OverloadConfig,
+    config: OverloadParams,
+    #[serde(serialize_with = "plain::backoff")]
+    backoff: Backoff,
     rows: Vec<OverloadRow>,
 }
 
 impl OverloadReport {
-    pub(crate) fn new(config: OverloadConfig, rows: Vec<OverloadRow>) -> Self {
-        OverloadReport { config, rows }
+    pub(crate) fn new(config: OverloadParams, backoff: Backoff, rows: Vec<OverloadRow>) -> Self {
+        OverloadReport { config, backoff, rows }
     }
 
-    /// The configuration that produced this report.
-    pub const fn config(&self) -> &OverloadConfig {
+    /// The parameters that produced this report.
+    pub const fn config(&self) -> &OverloadParams {
         &self.config
+    }
+
+    /// The schedule the retrying policies walked.
+    pub const fn backoff(&self) -> &Backoff {
+        &self.backoff
     }
 
     /// Every row, in the configuration's policy order.
@@ -213,7 +197,7 @@ impl OverloadReport {
     }
 
     /// The row of one policy, if the experiment had it.
-    pub fn row(&self, policy: OverloadPolicy) -> Option<&OverloadRow> {
+    pub fn row(&self, policy: Policy) -> Option<&OverloadRow> {
         self.rows.iter().find(|row| row.policy == policy)
     }
 }
@@ -223,26 +207,28 @@ mod tests {
     use super::*;
 
     fn counts(offered: &[u32], goodput: &[u32]) -> Counts {
-        Counts {
-            offered: offered.to_vec(),
-            arrivals: offered.to_vec(),
-            goodput: goodput.to_vec(),
-            response_time: vec![0.0; offered.len()],
-            ..Counts::default()
-        }
+        let mut counts = Counts::new(offered.len());
+        counts.series.offered = offered.to_vec();
+        counts.series.arrivals = offered.to_vec();
+        counts.series.goodput = goodput.to_vec();
+        counts
     }
 
-    fn config_with_window(secs: u64, trigger_end_ms: u64, window: u64) -> OverloadConfig {
-        let trigger = crate::Trigger::new(Duration::from_secs(1), Duration::from_millis(trigger_end_ms), 0.5);
-        OverloadConfig::builder()
-            .with_duration(Duration::from_secs(secs))
-            .with_trigger(trigger)
-            .with_recovery(0.95, Duration::from_secs(window))
-            .build()
-            .unwrap()
+    fn config_with_window(secs: u64, trigger_end_ms: u64, window: u64) -> OverloadParams {
+        let trigger =
+            crate::values::Window::Between(Duration::from_secs(1), Duration::from_millis(trigger_end_ms));
+        let span = |d| crate::values::Span(d);
+        let config = OverloadParams {
+            duration: span(Duration::from_secs(secs)),
+            trigger,
+            recovery_window: span(Duration::from_secs(window)),
+            ..OverloadParams::default()
+        };
+        crate::Experiment::validate(&config).unwrap();
+        config
     }
 
-    fn config(secs: u64, trigger_end_ms: u64) -> OverloadConfig {
+    fn config(secs: u64, trigger_end_ms: u64) -> OverloadParams {
         config_with_window(secs, trigger_end_ms, 3)
     }
 
@@ -271,10 +257,10 @@ mod tests {
         // Never recovered (goodput 0 after the trigger): to the end of the run.
         let config = config(4, 2000);
         let mut c = counts(&[100, 100, 100, 100], &[100, 100, 0, 0]);
-        c.arrivals = vec![300, 300, 120, 110];
+        c.series.arrivals = vec![300, 300, 120, 110];
         c.first_refusal = Some(1200.0);
         c.operations = 400;
-        let row = OverloadRow::new(&config, OverloadPolicy::TokenBucket, c);
+        let row = OverloadRow::new(&config, Policy::TokenBucket, c);
         assert_eq!(row.drained_at, Some(Duration::from_millis(1200)));
         assert_eq!(row.recovery_time, None);
         assert_eq!(row.amplification_drained, Some(230.0 / 200.0));
@@ -282,17 +268,17 @@ mod tests {
         // Recovered from second 5 on: the seconds of the recovery window do not count.
         let config = config_with_window(10, 3000, 3);
         let mut c = counts(&[100; 10], &[100, 100, 0, 0, 0, 100, 100, 100, 100, 100]);
-        c.arrivals = vec![100, 100, 300, 150, 130, 200, 200, 200, 200, 200];
+        c.series.arrivals = vec![100, 100, 300, 150, 130, 200, 200, 200, 200, 200];
         c.first_refusal = Some(2500.0);
-        let row = OverloadRow::new(&config, OverloadPolicy::Ratio, c);
+        let row = OverloadRow::new(&config, Policy::Ratio, c);
         assert_eq!(row.recovery_time, Some(Duration::from_secs(2)));
         assert_eq!(row.amplification_drained, Some(1.4));
         assert_eq!(row.peak_amplification_drained, Some(1.5));
         // A first refusal after recovery is not a drain during the overload.
         let mut c = counts(&[100; 10], &[100; 10]);
         c.first_refusal = Some(7000.0);
-        assert_eq!(OverloadRow::new(&config, OverloadPolicy::Ratio, c).amplification_drained, None);
-        let none = OverloadRow::new(&config, OverloadPolicy::Retry, counts(&[1; 10], &[1; 10]));
+        assert_eq!(OverloadRow::new(&config, Policy::Ratio, c).amplification_drained, None);
+        let none = OverloadRow::new(&config, Policy::Retry, counts(&[1; 10], &[1; 10]));
         assert_eq!((none.amplification_drained, none.peak_amplification_drained), (None, None));
     }
 }

@@ -13,10 +13,9 @@
 use staggered::config::format_duration;
 
 use super::reading::goodput;
-use super::{OverloadPolicy, OverloadReport, OverloadRow};
-use crate::view::{
-    self, number, percent, Axis, Chart, Color, Dash, Layout, Line, Panel, Shade, Table, Value,
-};
+use super::{OverloadReport, OverloadRow};
+use crate::fleet::{self, Policy};
+use crate::view::{self, number, percent, Chart, Color, Dash, Line, Shade, Table, Value};
 use crate::Present;
 
 /// A column of the records: its key and its value in a row.
@@ -44,10 +43,6 @@ const FIELDS: [Field; 15] = [
     ("refused", |r| r.refused.into()),
 ];
 
-/// The lines of each panel: what, in which palette color.
-const OFFERED: (&str, usize) = ("offered load", 0);
-const ARRIVALS: (&str, usize) = ("server arrivals", 2);
-const GOODPUT: (&str, usize) = ("goodput", 4);
 /// The trigger's window, shaded in this palette color.
 const TRIGGER: usize = 1;
 
@@ -68,18 +63,17 @@ impl OverloadReport {
     /// The experiment's parameters: one line per budget among the policies.
     fn parameters(&self) -> Vec<(String, String)> {
         let config = self.config();
-        let names: Vec<&str> = config.policies().iter().map(|p| p.name()).collect();
+        let names: Vec<&str> = config.policies.iter().map(|p| p.name()).collect();
         let trigger = match config.trigger() {
-            Some(t) => format!(
+            Some((start, end, share)) => format!(
                 "capacity {}x ({}/s) from {} to {}",
-                number(t.capacity()),
-                number(t.capacity() * config.service_rate()),
-                format_duration(t.start()),
-                format_duration(t.end())
+                number(share),
+                number(share * config.capacity.0),
+                format_duration(start),
+                format_duration(end)
             ),
             None => "none".to_owned(),
         };
-        let backoff = config.backoff();
         let mut lines = vec![
             ("scenario", "overload: clients retry while the server loses capacity".to_owned()),
             ("policies", names.join(", ")),
@@ -87,34 +81,25 @@ impl OverloadReport {
                 "load",
                 format!(
                     "{} operations/s (Poisson) for {}, seed {}; each attempt times out after {}",
-                    number(config.arrival_rate()),
-                    format_duration(config.duration()),
-                    config.seed(),
-                    format_duration(config.timeout())
+                    number(config.arrival_rate.0),
+                    format_duration(config.duration.0),
+                    config.seed,
+                    format_duration(config.timeout.0)
                 ),
             ),
             (
                 "server",
                 format!(
                     "capacity {}/s (one worker, FIFO, exponential service times); errors {}",
-                    number(config.service_rate()),
-                    percent(config.error_rate())
+                    number(config.capacity.0),
+                    percent(config.error_rate.0)
                 ),
             ),
             ("trigger", trigger),
-            (
-                "backoff",
-                format!(
-                    "strategy {}, base {}, cap (max_delay) {}, max_attempts {}",
-                    backoff.strategy(),
-                    format_duration(backoff.base()),
-                    format_duration(backoff.max_delay()),
-                    backoff.max_attempts().unwrap_or(1)
-                ),
-            ),
+            fleet::backoff_line(self.backoff()),
         ];
-        let has = |policy| config.policies().contains(&policy);
-        if has(OverloadPolicy::TokenBucket) {
+        let has = |policy| config.policies.0.contains(&policy);
+        if has(Policy::TokenBucket) {
             let b = config.token_bucket();
             lines.push((
                 "token bucket",
@@ -127,7 +112,7 @@ impl OverloadReport {
                 ),
             ));
         }
-        if has(OverloadPolicy::Ratio) {
+        if has(Policy::Ratio) {
             let r = config.ratio_budget();
             lines.push((
                 "ratio budget",
@@ -139,8 +124,8 @@ impl OverloadReport {
                 ),
             ));
         }
-        if has(OverloadPolicy::Throttle) {
-            let (max_tokens, token_ratio) = config.retry_throttle();
+        if has(Policy::Throttle) {
+            let (max_tokens, token_ratio) = (config.throttle_max_tokens, config.throttle_token_ratio);
             lines.push((
                 "retry throttle",
                 format!(
@@ -153,8 +138,8 @@ impl OverloadReport {
             "recovery",
             format!(
                 "goodput >= {} of the offered load in every second of {}, from the trigger's end",
-                percent(config.recovery_threshold()),
-                format_duration(config.recovery_window())
+                percent(config.recovery_threshold.0),
+                format_duration(config.recovery_window.0)
             ),
         ));
         lines.into_iter().map(|(name, value)| (name.to_owned(), value)).collect()
@@ -170,8 +155,8 @@ impl OverloadReport {
             "Per policy: goodput, the operations that succeeded; recovery, from {from} until goodput holds {} of \
              the offered load for {}; load amplification, server arrivals / first attempts, during the trigger, \
              after it, once the budget drained (peak: its worst second) and overall; retries the budget refused",
-            percent(config.recovery_threshold()),
-            format_duration(config.recovery_window())
+            percent(config.recovery_threshold.0),
+            format_duration(config.recovery_window.0)
         );
         let columns =
             ["policy", "goodput", "recovery", "trigger", "after", "drained", "peak", "overall", "refused"];
@@ -198,33 +183,29 @@ impl OverloadReport {
     /// the trigger's window; every panel on one scale.
     fn chart(&self) -> Chart {
         let config = self.config();
-        let end = config.duration().as_secs_f64();
-        let capacity = config.service_rate();
-        let capacity_line = match config.trigger() {
-            Some(t) => {
-                let (from, to, low) =
-                    (t.start().as_secs_f64(), t.end().as_secs_f64(), capacity * t.capacity());
-                vec![
+        let end = config.duration.0.as_secs_f64();
+        let capacity = config.capacity.0;
+        let (points, shades) = match config.trigger() {
+            Some((start, stop, share)) => {
+                let (from, to, low) = (start.as_secs_f64(), stop.as_secs_f64(), capacity * share);
+                let points = vec![
                     (0.0, capacity),
                     (from, capacity),
                     (from, low),
                     (to, low),
                     (to, capacity),
                     (end, capacity),
-                ]
+                ];
+                (points, vec![Shade { name: "trigger".to_owned(), from, to, color: TRIGGER }])
             }
-            None => vec![(0.0, capacity), (end, capacity)],
+            None => (vec![(0.0, capacity), (end, capacity)], Vec::new()),
         };
-        let counts = self.rows().iter().flat_map(|row| {
-            let s = &row.series;
-            s.offered.iter().chain(&s.arrivals).chain(&s.goodput).copied()
-        });
-        let top = counts.map(f64::from).fold(capacity, f64::max).max(1.0) * 1.08;
-        // A count per second, in the middle of its second (of what is left
-        // of the last, shorter one).
-        let points = |counts: &[u32]| -> Vec<(f64, f64)> {
-            let middle = |i: usize| (i as f64 + (i as f64 + 1.0).min(end)) / 2.0;
-            counts.iter().enumerate().map(|(i, &n)| (middle(i), f64::from(n))).collect()
+        let capacity = Line {
+            name: "capacity".to_owned(),
+            points,
+            color: Color::Reference,
+            markers: false,
+            dash: Dash::Solid,
         };
         let panels = self.rows().iter().map(|row| {
             let recovery = match row.recovery_time {
@@ -234,46 +215,9 @@ impl OverloadReport {
                 Some(t) => format!("goodput held from {}", format_duration(t)),
                 None => "never recovered".to_owned(),
             };
-            let line = |(name, color): (&str, usize), counts: &[u32]| Line {
-                name: name.to_owned(),
-                points: points(counts),
-                color: Color::Series(color),
-                markers: false,
-                dash: Dash::Solid,
-            };
-            let capacity = Line {
-                name: "capacity".to_owned(),
-                points: capacity_line.clone(),
-                color: Color::Reference,
-                markers: false,
-                dash: Dash::Solid,
-            };
-            let s = &row.series;
-            Panel {
-                title: format!("{}: goodput {}, {recovery}", row.policy, goodput(row.goodput)),
-                x: Axis::linear("seconds since the run began").over(0.0, end),
-                y: Axis::linear("per second").over(0.0, top),
-                lines: vec![
-                    capacity,
-                    line(OFFERED, &s.offered),
-                    line(ARRIVALS, &s.arrivals),
-                    line(GOODPUT, &s.goodput),
-                ],
-                shades: config
-                    .trigger()
-                    .into_iter()
-                    .map(|t| Shade {
-                        name: "trigger".to_owned(),
-                        from: t.start().as_secs_f64(),
-                        to: t.end().as_secs_f64(),
-                        color: TRIGGER,
-                    })
-                    .collect(),
-                bands: Vec::new(),
-                scatters: Vec::new(),
-            }
+            (format!("{}: goodput {}, {recovery}", row.policy, goodput(row.goodput)), &row.series)
         });
-        Chart { layout: Layout::Stacked, panels: panels.collect() }
+        fleet::chart(end, &capacity, &shades, ("server arrivals", 2), panels)
     }
 }
 
@@ -281,6 +225,7 @@ impl OverloadReport {
 mod tests {
     use super::super::reading::fixtures;
     use super::*;
+    use crate::view::Layout;
 
     #[test]
     fn records_keep_every_digit_and_the_table_rounds() {

@@ -1,30 +1,28 @@
 //! One run of the throttling model: one policy, a fleet of clients and a
 //! rate-limited server, on the engine.
 //!
-//! The reading of the model is documented on [`run_throttling`](super::run_throttling).
+//! The reading of the model is documented on the [scenario](super).
 
 use std::cell::Cell;
 use std::collections::VecDeque;
 use std::time::Duration;
 
 use staggered::limiter::AdaptiveLimiter;
-use staggered::{Action, Backoff, Decision, Failure, FastRng, Limits, Rng, StopReason, TokenBucket};
+use staggered::{Action, Backoff, Decision, Failure, FastRng, StopReason, TokenBucket};
 
-use super::{ThrottlingConfig, ThrottlingPolicy};
+use super::ThrottlingParams;
 use crate::engine::Engine;
 use crate::experiment::Progress;
+use crate::fleet::{bucket, exponential, Policy, Seconds, Series, Slots};
 use crate::rng::derive;
 use crate::units::{elapsed, to_units, SECOND};
 
 /// What one run counted, raw; [`report`](super::report) turns it into a row.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Counts {
-    /// Per second: operations started.
-    pub offered: Vec<u32>,
-    /// Per second: attempts reaching the server.
-    pub sent: Vec<u32>,
-    /// Per second: operations that succeeded.
-    pub goodput: Vec<u32>,
+    /// Per second: operations started, attempts reaching the server, and
+    /// operations that succeeded.
+    pub series: Series,
     /// Operations started.
     pub operations: u64,
     /// Attempts that reached the server, first ones included.
@@ -59,7 +57,7 @@ enum Event {
 }
 
 /// The server's rate limit: a token bucket refilled at `rate` per time unit
-/// that holds one second of tokens (at least one), full at the start.
+/// that holds `burst` seconds of tokens (at least one), full at the start.
 struct Server {
     rate: f64,
     capacity: f64,
@@ -68,8 +66,8 @@ struct Server {
 }
 
 impl Server {
-    fn new(per_second: f64) -> Self {
-        let capacity = per_second.max(1.0);
+    fn new(per_second: f64, burst: f64) -> Self {
+        let capacity = (per_second * burst).max(1.0);
         Server { rate: per_second / SECOND, capacity, level: capacity, last: 0.0 }
     }
 
@@ -126,27 +124,14 @@ struct Params {
     hop: f64,
 }
 
-/// An exponential draw with this mean; `1 - u` is in `(0, 1]`, so never `ln(0)`.
-#[inline]
-fn exponential(rng: &mut FastRng, mean: f64) -> f64 {
-    -mean * (1.0 - rng.next_f64()).ln()
-}
-
 /// One run, with its state.
 struct Run<'b, K: staggered::sleep::Clock> {
     params: Params,
     engine: Engine<Event>,
     server: Server,
     clients: Vec<Client<AdaptiveLimiter<K>>>,
-    operations: Vec<Operation<'b>>,
-    free: Vec<u32>,
+    operations: Slots<Operation<'b>>,
     counts: Counts,
-}
-
-/// The 1-second bucket of time `now`.
-#[inline]
-fn bucket(now: f64) -> usize {
-    (now / SECOND) as usize
 }
 
 impl<K: staggered::sleep::Clock> Run<'_, K> {
@@ -163,7 +148,7 @@ impl<K: staggered::sleep::Clock> Run<'_, K> {
     /// An attempt of `op` is ready at `now`: sent at once without a
     /// limiter, else queued behind the client's other waiting attempts.
     fn ready(&mut self, op: u32, now: f64) {
-        let client = self.operations[op as usize].client;
+        let client = self.operations[op].client;
         if self.clients[client as usize].limiter.is_none() {
             self.send(op, now);
             return;
@@ -198,7 +183,7 @@ impl<K: staggered::sleep::Clock> Run<'_, K> {
 
     /// `op`'s attempt leaves at `now` and reaches the server one hop later.
     fn send(&mut self, op: u32, now: f64) {
-        let operation = &mut self.operations[op as usize];
+        let operation = &mut self.operations[op];
         if let Some(since) = operation.waiting_since.take() {
             operation.waited += now - since;
         }
@@ -209,7 +194,7 @@ impl<K: staggered::sleep::Clock> Run<'_, K> {
         let ok = self.server.admit(at);
         let c = &mut self.counts;
         c.attempts += 1;
-        c.sent[bucket(at)] += 1;
+        c.series.arrivals[bucket(at)] += 1;
         if at >= self.params.half {
             c.late_attempts += 1;
         }
@@ -221,14 +206,14 @@ impl<K: staggered::sleep::Clock> Run<'_, K> {
 
     /// `op`'s response arrives at `now`.
     fn respond(&mut self, op: u32, ok: bool, now: f64) {
-        let operation = &mut self.operations[op as usize];
+        let operation = &mut self.operations[op];
         if let Some(limiter) = &self.clients[operation.client as usize].limiter {
             limiter.record_response(!ok);
         }
         if ok {
             operation.decision.on_success();
             self.counts.succeeded += 1;
-            self.counts.goodput[bucket(now)] += 1;
+            self.counts.series.goodput[bucket(now)] += 1;
             self.finish(op);
             return;
         }
@@ -247,45 +232,37 @@ impl<K: staggered::sleep::Clock> Run<'_, K> {
     }
 
     fn finish(&mut self, op: u32) {
-        let operation = &mut self.operations[op as usize];
+        let operation = &mut self.operations[op];
         operation.live = false;
         self.counts.waits.push(operation.waited);
-        self.free.push(op);
+        self.operations.free(op);
     }
 }
 
-/// The decision limits of `policy`: one attempt for `no-retry`, else the
-/// schedule's own, as `RetryPolicy::new` derives them.
-fn limits(policy: ThrottlingPolicy, backoff: &Backoff) -> Limits {
-    match policy {
-        ThrottlingPolicy::NoRetry => Limits::NONE.with_max_attempts(Some(1)),
-        _ => Limits::for_schedule(backoff),
-    }
-}
-
-/// Simulates one run of `policy`. `clock` is the virtual time the limiters
-/// read; the run sets it before every event. Each simulated second is added
-/// to `progress` as the clock passes it.
+/// Simulates one run of `policy` on `backoff`. `clock` is the virtual time
+/// the limiters read; the run sets it before every event. Each simulated
+/// second is added to `progress` as the clock passes it.
 pub(crate) fn simulate(
-    config: &ThrottlingConfig,
-    policy: ThrottlingPolicy,
+    config: &ThrottlingParams,
+    policy: Policy,
+    backoff: &Backoff,
     clock: &Cell<Duration>,
     progress: &Progress,
 ) -> Counts {
-    let end = to_units(config.duration());
-    let clients = config.clients();
+    let end = to_units(config.duration.0);
+    let clients = config.clients;
     let params = Params {
         end,
         half: end / 2.0,
-        arrival_gap: SECOND * f64::from(clients) / config.arrival_rate(),
-        hop: to_units(config.hop()),
+        arrival_gap: SECOND * f64::from(clients) / config.arrival_rate.0,
+        hop: to_units(config.hop.0),
     };
-    let seed = config.seed();
+    let seed = config.seed;
     let buckets = config.buckets();
-    let limits = limits(policy, config.backoff());
+    let limits = policy.limits(backoff);
     // One retry quota per client, as each SDK client has its own.
     let quotas: Vec<Option<TokenBucket>> =
-        (0..clients).map(|_| policy.has_budget().then(|| config.token_bucket().build())).collect();
+        (0..clients).map(|_| policy.has_budget().then(|| config.quota().build())).collect();
     let read = || clock.get();
     let clients: Vec<Client<_>> = (0..clients)
         .map(|client| Client {
@@ -294,7 +271,7 @@ pub(crate) fn simulate(
             arrivals: FastRng::seed(derive(&[seed, ARRIVALS, client.into()])),
             started: 0,
             limiter: policy.has_limiter().then(|| {
-                config.limiter().build_with_clock(read).expect("the configuration checked the limiter")
+                config.limiter().build_with_clock(read).expect("the parameters checked the limiter")
             }),
             queue: VecDeque::new(),
             waking: false,
@@ -303,15 +280,19 @@ pub(crate) fn simulate(
     let mut run = Run {
         params,
         engine: Engine::with_capacity(1024),
-        server: Server::new(config.rate_limit()),
+        server: Server::new(config.rate_limit.0, config.rate_limit_burst.0.as_secs_f64()),
         clients,
-        operations: Vec::new(),
-        free: Vec::new(),
+        operations: Slots::new(),
         counts: Counts {
-            offered: vec![0; buckets],
-            sent: vec![0; buckets],
-            goodput: vec![0; buckets],
-            ..Counts::default()
+            series: Series::new(buckets),
+            operations: 0,
+            attempts: 0,
+            throttled: 0,
+            late_attempts: 0,
+            succeeded: 0,
+            refused: 0,
+            unfinished: 0,
+            waits: Vec::new(),
         },
     };
     for client in 0..run.clients.len() {
@@ -319,14 +300,11 @@ pub(crate) fn simulate(
         run.schedule(first, Event::Arrival(client as u32));
     }
 
-    let (mut seconds, mut next_second) = (0, SECOND);
+    let mut seconds = Seconds::new(buckets, progress);
     while let Some(event) = run.engine.pop() {
         let now = run.engine.now();
         clock.set(elapsed(now));
-        while now >= next_second && seconds < buckets {
-            (seconds, next_second) = (seconds + 1, next_second + SECOND);
-            progress.add(1);
-        }
+        seconds.at(now);
         match event {
             Event::Arrival(client) => {
                 let c = &mut run.clients[client as usize];
@@ -334,29 +312,20 @@ pub(crate) fn simulate(
                 c.started += 1;
                 let next = now + exponential(&mut c.arrivals, params.arrival_gap);
                 run.counts.operations += 1;
-                run.counts.offered[bucket(now)] += 1;
+                run.counts.series.offered[bucket(now)] += 1;
                 let quota = &quotas[client as usize];
                 if let Some(quota) = quota {
                     staggered::Budget::record_request(quota);
                 }
                 let operation = Operation {
-                    decision: Decision::with_delays(config.backoff().delays_with_rng(jitter), limits, quota),
+                    decision: Decision::with_delays(backoff.delays_with_rng(jitter), limits, quota),
                     client,
                     start: now,
                     waited: 0.0,
                     waiting_since: Some(now),
                     live: true,
                 };
-                let op = match run.free.pop() {
-                    Some(op) => {
-                        run.operations[op as usize] = operation;
-                        op
-                    }
-                    None => {
-                        run.operations.push(operation);
-                        u32::try_from(run.operations.len() - 1).expect("fewer than 2^32 operations at once")
-                    }
-                };
+                let op = run.operations.insert(operation);
                 run.ready(op, now);
                 run.schedule(next, Event::Arrival(client));
             }
@@ -368,9 +337,9 @@ pub(crate) fn simulate(
             Event::Response { op, ok } => run.respond(op, ok, now),
         }
     }
-    progress.add((buckets - seconds) as u64);
+    seconds.finish();
     // What is still under way at the end: waiting (up to the end) or in flight.
-    for operation in run.operations.iter().filter(|o| o.live) {
+    for operation in run.operations.all().iter().filter(|o| o.live) {
         let waiting = operation.waiting_since.map_or(0.0, |since| end - since);
         run.counts.waits.push(operation.waited + waiting);
         run.counts.unfinished += 1;
@@ -384,7 +353,7 @@ mod tests {
 
     #[test]
     fn the_server_admits_a_second_of_tokens_then_its_rate() {
-        let mut server = Server::new(10.0);
+        let mut server = Server::new(10.0, 1.0);
         assert_eq!((0..12).filter(|_| server.admit(0.0)).count(), 10);
         // One token every 100 ms from then on.
         assert!(!server.admit(99.0));
@@ -393,31 +362,35 @@ mod tests {
         // Idle for a minute: the bucket holds a second's worth, no more.
         assert_eq!((0..20).filter(|_| server.admit(60_000.0)).count(), 10);
         // Below one a second it still holds one token.
-        let mut slow = Server::new(0.5);
+        let mut slow = Server::new(0.5, 1.0);
         assert!(slow.admit(0.0) && !slow.admit(1_999.0) && slow.admit(2_000.0));
+        // A bucket of 2.5 s holds two and a half seconds of tokens.
+        let mut deep = Server::new(10.0, 2.5);
+        assert_eq!((0..30).filter(|_| deep.admit(0.0)).count(), 25);
     }
 
     #[test]
     fn every_operation_ends_or_is_counted_unfinished_with_its_wait() {
-        let config = ThrottlingConfig::builder()
-            .with_clients(3)
-            .with_arrival_rate(90.0)
-            .with_rate_limit(30.0)
-            .with_duration(Duration::from_secs(10))
-            .build()
-            .unwrap();
-        for policy in ThrottlingPolicy::ALL {
-            let c = simulate(&config, policy, &Cell::new(Duration::ZERO), &Progress::default());
+        let config = ThrottlingParams {
+            clients: 3,
+            arrival_rate: crate::values::Rate(90.0),
+            rate_limit: crate::values::Rate(30.0),
+            duration: crate::values::Span(Duration::from_secs(10)),
+            ..ThrottlingParams::default()
+        };
+        let backoff = config.backoff().unwrap();
+        for policy in super::super::POLICIES {
+            let c = simulate(&config, policy, &backoff, &Cell::new(Duration::ZERO), &Progress::default());
             assert_eq!(c.waits.len() as u64, c.operations, "{policy}");
-            assert_eq!(c.offered.iter().map(|&n| u64::from(n)).sum::<u64>(), c.operations);
-            assert_eq!(c.sent.iter().map(|&n| u64::from(n)).sum::<u64>(), c.attempts);
+            assert_eq!(c.series.offered.iter().map(|&n| u64::from(n)).sum::<u64>(), c.operations);
+            assert_eq!(c.series.arrivals.iter().map(|&n| u64::from(n)).sum::<u64>(), c.attempts);
             assert!(c.succeeded + c.unfinished <= c.operations);
             let longest = c.waits.iter().copied().fold(0.0, f64::max);
             assert!(longest <= 10_000.0, "{policy}: no wait outlasts the run");
-            if policy == ThrottlingPolicy::NoRetry {
+            if policy == Policy::NoRetry {
                 assert!(c.waits.iter().all(|&w| w == 0.0));
             }
-            if policy == ThrottlingPolicy::Adaptive {
+            if policy == Policy::Adaptive {
                 // Two thirds of the load cannot be sent: it queues.
                 assert!(c.unfinished * 2 > c.operations, "{c:?}");
                 assert!(longest > 5_000.0);

@@ -4,7 +4,8 @@
 
 use std::time::Duration;
 
-use super::{ThrottlingConfig, ThrottlingPolicy, ThrottlingReport, ThrottlingRow};
+use super::{ThrottlingParams, ThrottlingReport, ThrottlingRow};
+use crate::fleet::Policy;
 use crate::view::{format_significant, number};
 
 /// Goodputs closer than this (a fraction: 0.05 percentage points) are the
@@ -25,28 +26,28 @@ impl ThrottlingReport {
 }
 
 /// [`ThrottlingReport::paragraphs`] of these rows.
-fn reading(config: &ThrottlingConfig, rows: &[ThrottlingRow]) -> Vec<String> {
+fn reading(config: &ThrottlingParams, rows: &[ThrottlingRow]) -> Vec<String> {
     // Every policy meets the same arrivals: none for one is none for all,
     // and a goodput of 0/0 read as 0% would be nonsense.
     if rows.iter().all(|row| row.operations == 0) {
-        let duration = config.duration();
+        let duration = config.duration.0;
         return vec![format!(
             "No operation started: at {}/s for {} the clients expected {} operations in all and drew none, \
              so there is nothing to measure.",
-            number(config.arrival_rate()),
+            number(config.arrival_rate.0),
             crate::view::format_duration(duration),
-            number(config.arrival_rate() * duration.as_secs_f64())
+            number(config.arrival_rate.0 * duration.as_secs_f64())
         )];
     }
     if rows.iter().all(|row| row.throttled == 0) {
         return vec![unthrottled(config, rows)];
     }
     let find = |policy| rows.iter().find(|row| row.policy == policy);
-    let retry = find(ThrottlingPolicy::Retry);
+    let retry = find(Policy::Retry);
     [
-        retries(config, find(ThrottlingPolicy::NoRetry), retry),
-        find(ThrottlingPolicy::TokenBucket).map(standard),
-        find(ThrottlingPolicy::Adaptive).map(|adaptive| adaptive_mode(config, adaptive, retry)),
+        retries(config, find(Policy::NoRetry), retry),
+        find(Policy::TokenBucket).map(standard),
+        find(Policy::Adaptive).map(|adaptive| adaptive_mode(config, adaptive, retry)),
     ]
     .into_iter()
     .flatten()
@@ -55,12 +56,12 @@ fn reading(config: &ThrottlingConfig, rows: &[ThrottlingRow]) -> Vec<String> {
 
 /// Nothing throttled: the limit covers the load, and whether the policies
 /// gave the same figures.
-fn unthrottled(config: &ThrottlingConfig, rows: &[ThrottlingRow]) -> String {
+fn unthrottled(config: &ThrottlingParams, rows: &[ThrottlingRow]) -> String {
     let mut sentence = format!(
         "Nothing was throttled: the server's limit ({}/s) covered the offered load ({}/s), so no policy \
          retried and no limiter turned on",
-        number(config.rate_limit()),
-        number(config.arrival_rate())
+        number(config.rate_limit.0),
+        number(config.arrival_rate.0)
     );
     let same = rows.windows(2).all(|pair| same_figures(&pair[0], &pair[1]));
     if rows.len() > 1 && same {
@@ -79,14 +80,14 @@ fn same_figures(a: &ThrottlingRow, b: &ThrottlingRow) -> bool {
 
 /// What retries did against the limit, with no retries for comparison.
 fn retries(
-    config: &ThrottlingConfig,
+    config: &ThrottlingParams,
     no_retry: Option<&ThrottlingRow>,
     retry: Option<&ThrottlingRow>,
 ) -> Option<String> {
     let mut sentences = vec![format!(
         "The server admits {}/s; the clients offered {}/s.",
-        number(config.rate_limit()),
-        number(config.arrival_rate())
+        number(config.rate_limit.0),
+        number(config.arrival_rate.0)
     )];
     if let Some(no_retry) = no_retry {
         sentences.push(format!(
@@ -132,7 +133,7 @@ fn standard(row: &ThrottlingRow) -> String {
 }
 
 /// What the adaptive limiter bought (against `retry`) and what it cost.
-fn adaptive_mode(config: &ThrottlingConfig, row: &ThrottlingRow, retry: Option<&ThrottlingRow>) -> String {
+fn adaptive_mode(config: &ThrottlingParams, row: &ThrottlingRow, retry: Option<&ThrottlingRow>) -> String {
     let mut sentences = Vec::new();
     let mut sentence =
         format!("{} throttled {} of its attempts", row.policy, percent(row.throttled_fraction));
@@ -159,7 +160,7 @@ fn adaptive_mode(config: &ThrottlingConfig, row: &ThrottlingRow, retry: Option<&
         };
     }
     sentences.push(sentence + ".");
-    let limit = config.rate_limit();
+    let limit = config.rate_limit.0;
     let off = row.send_rate / limit - 1.0;
     sentences.push(format!(
         "Over the last half of the run its clients sent {:.0} attempts a second, {} the limit{}.",
@@ -214,11 +215,12 @@ pub(super) fn seconds(secs: f64) -> String {
 #[cfg(test)]
 pub(crate) mod fixtures {
     use super::*;
-    use crate::ThrottlingSeries;
+    use crate::fleet::Series;
+    use crate::values::Span;
 
     /// A policy's row with these figures and flat series.
     pub fn row(
-        policy: ThrottlingPolicy,
+        policy: Policy,
         (throttled, goodput, apo): (f64, f64, f64),
         (p50, p99, send_rate): (f64, f64, f64),
         (refused, unfinished): (u64, u64),
@@ -239,22 +241,22 @@ pub(crate) mod fixtures {
             succeeded: (operations as f64 * goodput) as u64,
             refused,
             unfinished,
-            series: ThrottlingSeries {
+            series: Series {
                 offered: vec![1000; 20],
-                sent: vec![(1000.0 * apo) as u32; 20],
+                arrivals: vec![(1000.0 * apo) as u32; 20],
                 goodput: vec![(1000.0 * goodput) as u32; 20],
             },
         }
     }
 
     /// The configuration of the rows: the default, over 20 s.
-    pub fn config() -> ThrottlingConfig {
-        ThrottlingConfig::builder().with_duration(Duration::from_secs(20)).build().unwrap()
+    pub fn config() -> ThrottlingParams {
+        ThrottlingParams { duration: Span(Duration::from_secs(20)), ..ThrottlingParams::default() }
     }
 
     /// Every policy, as the default run reads.
     pub fn rows() -> Vec<ThrottlingRow> {
-        use ThrottlingPolicy::*;
+        use Policy::*;
         vec![
             row(NoRetry, (0.4903, 0.5096, 1.0), (0.0, 0.0, 996.1), (0, 17)),
             row(Retry, (0.7872, 0.5096, 2.395), (0.092, 0.274, 2413.2), (0, 154)),
@@ -265,7 +267,7 @@ pub(crate) mod fixtures {
 
     /// The report of [`config`] and [`rows`].
     pub fn report() -> ThrottlingReport {
-        ThrottlingReport::new(config(), rows())
+        ThrottlingReport::new(config(), config().backoff().unwrap(), rows())
     }
 }
 
@@ -273,6 +275,7 @@ pub(crate) mod fixtures {
 mod tests {
     use super::fixtures::{config, row, rows};
     use super::*;
+    use crate::values::{Rate, Span};
 
     #[test]
     fn the_default_run_reads_as_throttles_turned_into_waits() {
@@ -298,8 +301,8 @@ mod tests {
     #[test]
     fn other_outcomes_read_otherwise() {
         let mut rows = rows();
-        rows[1] = row(ThrottlingPolicy::Retry, (0.6, 0.55, 2.0), (0.1, 0.3, 2000.0), (0, 0));
-        rows[3] = row(ThrottlingPolicy::Adaptive, (0.7, 0.5, 0.6), (1.0, 2.0, 200.0), (0, 0));
+        rows[1] = row(Policy::Retry, (0.6, 0.55, 2.0), (0.1, 0.3, 2000.0), (0, 0));
+        rows[3] = row(Policy::Adaptive, (0.7, 0.5, 0.6), (1.0, 2.0, 200.0), (0, 0));
         let read = reading(&config(), &rows);
         assert!(
             read[0].ends_with("for a goodput of 55.00%, 4.04 points more than without retries."),
@@ -327,7 +330,7 @@ mod tests {
                 ..fixtures::row(row.policy, (0.0, 0.9997, 1.0), (0.0, 0.0, 996.1), (0, 17))
             };
         }
-        let limit = config().to_builder().with_rate_limit(2000.0).build().unwrap();
+        let limit = ThrottlingParams { rate_limit: Rate(2000.0), ..config() };
         assert_eq!(
             reading(&limit, &rows),
             ["Nothing was throttled: the server's limit (2000/s) covered the offered load (1000/s), so no policy \
@@ -340,13 +343,12 @@ mod tests {
 
     #[test]
     fn a_run_without_operations_says_so_rather_than_a_goodput_of_0() {
-        let sparse = config()
-            .to_builder()
-            .with_arrival_rate(0.001)
-            .with_duration(Duration::from_secs(10))
-            .build()
-            .unwrap();
-        let report = crate::run_throttling(&sparse);
+        let sparse = ThrottlingParams {
+            arrival_rate: Rate(0.001),
+            duration: Span(Duration::from_secs(10)),
+            ..config()
+        };
+        let report = crate::Experiment::run(&sparse).unwrap();
         assert!(report.rows().iter().all(|row| row.operations == 0));
         assert_eq!(
             report.paragraphs(),

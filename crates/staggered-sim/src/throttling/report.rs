@@ -3,23 +3,13 @@
 
 use serde::Serialize;
 
-use super::model::Counts;
-use super::{ThrottlingConfig, ThrottlingPolicy};
-use crate::units::SECOND;
+use staggered::Backoff;
 
-/// One policy's load, second by second: bucket `i` covers `[i s, i+1 s)`
-/// of the run. These are the lines of the chart.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[non_exhaustive]
-pub struct ThrottlingSeries {
-    /// The offered load: operations started in the second (the same for
-    /// every policy of an experiment, whose arrivals share one seed).
-    pub offered: Vec<u32>,
-    /// Attempts that reached the server in the second, first ones and retries.
-    pub sent: Vec<u32>,
-    /// Goodput: operations that succeeded in the second.
-    pub goodput: Vec<u32>,
-}
+use super::model::Counts;
+use super::ThrottlingParams;
+use crate::fleet::{Policy, Series};
+use crate::plain;
+use crate::units::SECOND;
 
 /// What one policy's run measured.
 ///
@@ -31,7 +21,7 @@ pub struct ThrottlingSeries {
 #[non_exhaustive]
 pub struct ThrottlingRow {
     /// The policy.
-    pub policy: ThrottlingPolicy,
+    pub policy: Policy,
     /// Throttled attempts / attempts that reached the server.
     pub throttled_fraction: f64,
     /// Operations that succeeded / operations offered.
@@ -59,8 +49,9 @@ pub struct ThrottlingRow {
     pub refused: u64,
     /// Operations not finished at the end of the run.
     pub unfinished: u64,
-    /// The per-second series.
-    pub series: ThrottlingSeries,
+    /// The per-second series: operations started, attempts that reached
+    /// the server and operations that succeeded.
+    pub series: Series,
 }
 
 /// The `q` quantile of `values` by nearest rank (the smallest value with at
@@ -74,11 +65,11 @@ fn quantile(sorted: &[f64], q: f64) -> f64 {
 }
 
 impl ThrottlingRow {
-    pub(crate) fn new(config: &ThrottlingConfig, policy: ThrottlingPolicy, mut counts: Counts) -> Self {
+    pub(crate) fn new(config: &ThrottlingParams, policy: Policy, mut counts: Counts) -> Self {
         let ratio = |num: u64, den: u64| if den == 0 { 0.0 } else { num as f64 / den as f64 };
         counts.waits.sort_unstable_by(f64::total_cmp);
         let seconds = |units: f64| units / SECOND;
-        let half = config.duration().as_secs_f64() / 2.0;
+        let half = config.duration.0.as_secs_f64() / 2.0;
         ThrottlingRow {
             policy,
             throttled_fraction: ratio(counts.throttled, counts.attempts),
@@ -93,27 +84,34 @@ impl ThrottlingRow {
             succeeded: counts.succeeded,
             refused: counts.refused,
             unfinished: counts.unfinished,
-            series: ThrottlingSeries { offered: counts.offered, sent: counts.sent, goodput: counts.goodput },
+            series: counts.series,
         }
     }
 }
 
-/// The result of [`run_throttling`](crate::run_throttling): one row per
-/// policy, in the configuration's order.
+/// What [`ThrottlingParams`] ran to: one row per policy, in the
+/// parameters' order.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ThrottlingReport {
-    config: ThrottlingConfig,
+    config: ThrottlingParams,
+    #[serde(serialize_with = "plain::backoff")]
+    backoff: Backoff,
     rows: Vec<ThrottlingRow>,
 }
 
 impl ThrottlingReport {
-    pub(crate) fn new(config: ThrottlingConfig, rows: Vec<ThrottlingRow>) -> Self {
-        ThrottlingReport { config, rows }
+    pub(crate) fn new(config: ThrottlingParams, backoff: Backoff, rows: Vec<ThrottlingRow>) -> Self {
+        ThrottlingReport { config, backoff, rows }
     }
 
-    /// The configuration that produced this report.
-    pub const fn config(&self) -> &ThrottlingConfig {
+    /// The parameters that produced this report.
+    pub const fn config(&self) -> &ThrottlingParams {
         &self.config
+    }
+
+    /// The schedule the retrying policies walked.
+    pub const fn backoff(&self) -> &Backoff {
+        &self.backoff
     }
 
     /// Every row, in the configuration's policy order.
@@ -122,7 +120,7 @@ impl ThrottlingReport {
     }
 
     /// The row of one policy, if the experiment had it.
-    pub fn row(&self, policy: ThrottlingPolicy) -> Option<&ThrottlingRow> {
+    pub fn row(&self, policy: Policy) -> Option<&ThrottlingRow> {
         self.rows.iter().find(|row| row.policy == policy)
     }
 }

@@ -7,11 +7,14 @@
 //! policy's story (attempts sent against the rate limit, goodput against
 //! the offered load) on one time axis and one y scale.
 
+use std::time::Duration;
+
 use staggered::config::format_duration;
 
 use super::reading::{percent, seconds};
-use super::{ThrottlingPolicy, ThrottlingReport, ThrottlingRow};
-use crate::view::{self, number, Axis, Chart, Color, Dash, Layout, Line, Panel, Table};
+use super::{ThrottlingReport, ThrottlingRow};
+use crate::fleet::{self, Policy};
+use crate::view::{self, number, Chart, Color, Dash, Line, Table};
 use crate::Present;
 
 /// A column of the records: its key and its value in a row.
@@ -36,11 +39,6 @@ const FIELDS: [Field; 13] = [
     ("unfinished", |r| r.unfinished.into()),
 ];
 
-/// The lines of each panel: what, in which palette color.
-const OFFERED: (&str, usize) = ("offered load", 0);
-const SENT: (&str, usize) = ("attempts sent", 2);
-const GOODPUT: (&str, usize) = ("goodput", 4);
-
 impl Present for ThrottlingReport {
     fn present(&self) -> view::Report {
         view::Report {
@@ -59,8 +57,7 @@ impl ThrottlingReport {
     /// policy has them.
     fn parameters(&self) -> Vec<(String, String)> {
         let config = self.config();
-        let names: Vec<&str> = config.policies().iter().map(|p| p.name()).collect();
-        let backoff = config.backoff();
+        let names: Vec<&str> = config.policies.iter().map(|p| p.name()).collect();
         let mut lines = vec![
             ("scenario", "throttling: clients offer more than a rate-limited server admits".to_owned()),
             ("policies", names.join(", ")),
@@ -68,34 +65,29 @@ impl ThrottlingReport {
                 "load",
                 format!(
                     "{} clients offering {} operations/s in all (Poisson, split evenly) for {}, seed {}",
-                    config.clients(),
-                    number(config.arrival_rate()),
-                    format_duration(config.duration()),
-                    config.seed()
+                    config.clients,
+                    number(config.arrival_rate.0),
+                    format_duration(config.duration.0),
+                    config.seed
                 ),
             ),
             (
                 "server",
                 format!(
-                    "admits {}/s (a token bucket holding one second); the excess is throttled at once; {} per hop",
-                    number(config.rate_limit()),
-                    format_duration(config.hop())
+                    "admits {}/s (a token bucket holding {}); the excess is throttled at once; {} per hop",
+                    number(config.rate_limit.0),
+                    match config.rate_limit_burst.0 {
+                        burst if burst == Duration::from_secs(1) => "one second".to_owned(),
+                        burst => format_duration(burst),
+                    },
+                    format_duration(config.hop.0)
                 ),
             ),
-            (
-                "backoff",
-                format!(
-                    "strategy {}, base {}, cap (max_delay) {}, max_attempts {}",
-                    backoff.strategy(),
-                    format_duration(backoff.base()),
-                    format_duration(backoff.max_delay()),
-                    backoff.max_attempts().unwrap_or(1)
-                ),
-            ),
+            fleet::backoff_line(self.backoff()),
         ];
-        let has = |check: fn(ThrottlingPolicy) -> bool| config.policies().iter().any(|&p| check(p));
-        if has(ThrottlingPolicy::has_budget) {
-            let b = config.token_bucket();
+        let has = |check: fn(Policy) -> bool| config.policies.iter().any(|&p| check(p));
+        if has(Policy::has_budget) {
+            let b = config.quota();
             lines.push((
                 "retry quota",
                 format!(
@@ -106,7 +98,7 @@ impl ThrottlingReport {
                 ),
             ));
         }
-        if has(ThrottlingPolicy::has_limiter) {
+        if has(Policy::has_limiter) {
             let l = config.limiter();
             lines.push((
                 "limiter",
@@ -164,56 +156,21 @@ impl ThrottlingReport {
     /// on one scale.
     fn chart(&self) -> Chart {
         let config = self.config();
-        let end = config.duration().as_secs_f64();
-        let limit = config.rate_limit();
-        let counts = self.rows().iter().flat_map(|row| {
-            let s = &row.series;
-            s.offered.iter().chain(&s.sent).chain(&s.goodput).copied()
-        });
-        let top = counts.map(f64::from).fold(limit, f64::max).max(1.0) * 1.08;
-        // A count per second, in the middle of its second (of what is left
-        // of the last, shorter one).
-        let points = |counts: &[u32]| -> Vec<(f64, f64)> {
-            let middle = |i: usize| (i as f64 + (i as f64 + 1.0).min(end)) / 2.0;
-            counts.iter().enumerate().map(|(i, &n)| (middle(i), f64::from(n))).collect()
-        };
-        let line = |(name, color): (&str, usize), counts: &[u32]| Line {
-            name: name.to_owned(),
-            points: points(counts),
-            color: Color::Series(color),
+        let (end, limit) = (config.duration.0.as_secs_f64(), config.rate_limit.0);
+        // Dashed: the lines of a policy that sends at the limit lie on it.
+        let points = vec![(0.0, limit), (end, limit)];
+        let limit = Line {
+            name: "rate limit".to_owned(),
+            points,
+            color: Color::Reference,
             markers: false,
-            dash: Dash::Solid,
+            dash: Dash::Long,
         };
         let panels = self.rows().iter().map(|row| {
-            let s = &row.series;
-            Panel {
-                title: format!(
-                    "{}: {} of attempts throttled, goodput {}",
-                    row.policy,
-                    percent(row.throttled_fraction),
-                    percent(row.goodput)
-                ),
-                x: Axis::linear("seconds since the run began").over(0.0, end),
-                y: Axis::linear("per second").over(0.0, top),
-                lines: vec![
-                    Line {
-                        name: "rate limit".to_owned(),
-                        points: vec![(0.0, limit), (end, limit)],
-                        color: Color::Reference,
-                        markers: false,
-                        // Dashed: the lines of a policy that sends at the limit lie on it.
-                        dash: Dash::Long,
-                    },
-                    line(OFFERED, &s.offered),
-                    line(SENT, &s.sent),
-                    line(GOODPUT, &s.goodput),
-                ],
-                shades: Vec::new(),
-                bands: Vec::new(),
-                scatters: Vec::new(),
-            }
+            let (throttled, goodput) = (percent(row.throttled_fraction), percent(row.goodput));
+            (format!("{}: {throttled} of attempts throttled, goodput {goodput}", row.policy), &row.series)
         });
-        Chart { layout: Layout::Stacked, panels: panels.collect() }
+        fleet::chart(end, &limit, &[], ("attempts sent", 2), panels)
     }
 }
 
@@ -221,7 +178,7 @@ impl ThrottlingReport {
 mod tests {
     use super::super::reading::fixtures;
     use super::*;
-    use crate::view::Value;
+    use crate::view::{Layout, Value};
 
     #[test]
     fn records_keep_every_digit_and_the_table_rounds() {
