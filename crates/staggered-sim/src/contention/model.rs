@@ -103,7 +103,10 @@ pub(crate) fn simulate(
     // Each client's schedule owns its generator, so clients never share draws.
     states.extend((0..clients).map(|i| {
         let rng = FastRng::seed(derive(&[seed, CLIENTS, u64::from(i)]));
-        Client { decision: Decision::with_delays(backoff.delays_with_rng(rng), Limits::NONE, NoBudget), seen: 0 }
+        Client {
+            decision: Decision::with_delays(backoff.delays_with_rng(rng), Limits::NONE, NoBudget),
+            seen: 0,
+        }
     }));
     let mut network =
         Network { normal: Normal::new(hop_mean, hop_sd), rng: FastRng::seed(derive(&[seed, NETWORK])) };
@@ -198,8 +201,10 @@ mod tests {
         // schedule's delays, which keeps the published grid bit-identical.
         for strategy in ContentionStrategy::PUBLISHED {
             let backoff = strategy.backoff(5.0, 2000.0).unwrap();
-            let mut client =
-                Client { decision: Decision::with_delays(backoff.delays_seeded(11), Limits::NONE, NoBudget), seen: 0 };
+            let mut client = Client {
+                decision: Decision::with_delays(backoff.delays_seeded(11), Limits::NONE, NoBudget),
+                seen: 0,
+            };
             for (retry, expected) in backoff.delays_seeded(11).take(40).enumerate() {
                 let since_start = elapsed(100.0 * retry as f64);
                 assert_eq!(after_failure(&mut client, since_start), Action::Retry(expected), "{strategy}");

@@ -25,7 +25,7 @@ use std::boxed::Box;
 use std::vec::Vec;
 
 use crate::budget::Budget;
-use crate::classify::{ErrorKind, Failure};
+use crate::classify::ErrorKind;
 use crate::retry::event::{HedgeEvent, Notify, RetryEvent};
 use crate::retry::future::{race, Sending};
 use crate::retry::hedging::Hedging;
@@ -304,16 +304,12 @@ impl<S: Schedule, I: Copy, X: fmt::Display> Operation<S, I, X> {
         K: Clock<Instant = I> + ?Sized,
         J: Judge<V, E, Failed = X>,
     {
-        let (failed, failure) = match attempted {
-            Attempted::Ended(outcome) => match judge.judge(outcome) {
-                Ok(success) => {
-                    let policy = cx.policy;
-                    policy.instruments.hedge_won(copy);
-                    return Answer::Won(self.succeed(policy, success, copy));
-                }
-                Err(failed) => failed,
-            },
-            Attempted::Cut(error) => (J::failed(error), Failure::timeout()),
+        let (failed, failure) = match attempted.judged(judge) {
+            Ok(success) => {
+                cx.policy.instruments.hedge_won(copy);
+                return Answer::Won(self.succeed(cx.policy, success, copy));
+            }
+            Err(failed) => failed,
         };
         cx.policy.limiter.record(failure.kind == ErrorKind::Throttled);
         let elapsed = self.started(cx.clock);

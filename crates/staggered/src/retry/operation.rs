@@ -80,6 +80,18 @@ pub(crate) enum Attempted<V, E> {
     Cut(E),
 }
 
+impl<V, E> Attempted<V, E> {
+    /// Judged by `judge`: the success, or the failed attempt and its
+    /// failure (an attempt cut at its limit is a timeout).
+    #[inline]
+    pub(crate) fn judged<J: Judge<V, E>>(self, judge: &J) -> Result<J::Success, (J::Failed, Failure)> {
+        match self {
+            Attempted::Ended(outcome) => judge.judge(outcome),
+            Attempted::Cut(error) => Err((J::failed(error), Failure::timeout())),
+        }
+    }
+}
+
 /// The retrying stopped: why, the attempts sent, the time waited, and the
 /// last failed attempt (none when no attempt had failed).
 pub(crate) struct Stopped<X> {
@@ -204,14 +216,10 @@ impl<S: Schedule, I: Copy, X: fmt::Display> Operation<S, I, X> {
         K: Clock<Instant = I> + ?Sized,
         J: Judge<V, E, Failed = X>,
     {
-        let (failed, failure) = match attempted {
-            Attempted::Ended(outcome) => match judge.judge(outcome) {
-                Ok(success) => return After::Done(self.succeed(cx.policy, success, self.attempt)),
-                Err(failed) => failed,
-            },
-            Attempted::Cut(error) => (J::failed(error), Failure::timeout()),
-        };
-        self.fail(cx, failed, failure, J::type_name)
+        match attempted.judged(judge) {
+            Ok(success) => After::Done(self.succeed(cx.policy, success, self.attempt)),
+            Err((failed, failure)) => self.fail(cx, failed, failure, J::type_name),
+        }
     }
 
     /// The caller cancelled while an attempt ran to its end (a blocking
