@@ -321,6 +321,8 @@ mod retry;
 mod rng;
 mod schedule;
 pub mod sleep;
+#[cfg(feature = "std")]
+mod sync;
 // Unit tests use the mock clock too, with or without the feature.
 #[cfg(all(feature = "std", any(test, feature = "test-util")))]
 pub mod test_util;
