@@ -508,12 +508,17 @@ impl<K: Clock> AdaptiveLimiter<K> {
     /// nothing.
     pub fn metrics(&self) -> LimiterMetrics {
         let now = self.now();
-        let mut state = *self.state();
-        if !self.is_enabled() {
+        // Whether it is on is read under the lock, where the first throttle
+        // turns it on: a snapshot never shows it on with no throttle counted.
+        let (mut state, enabled) = {
+            let state = self.state();
+            (*state, self.is_enabled())
+        };
+        if !enabled {
             self.enter_unmetered(&mut state, now);
         }
         LimiterMetrics {
-            enabled: self.is_enabled(),
+            enabled,
             fill_rate: state.bucket.rate(),
             measured_rate: state.meter.rate(),
             tokens: state.bucket.level(now),

@@ -15,6 +15,7 @@
 //!
 //! `LOOM_MAX_PREEMPTIONS` overrides each model's bound.
 
+mod adaptive;
 mod ratio;
 mod throttle;
 mod token_bucket;
