@@ -302,6 +302,11 @@ mod retry;
 mod rng;
 mod schedule;
 pub mod sleep;
+#[cfg(feature = "std")]
+mod sync;
+// The budgets' and the limiter's shared state under loom (`--cfg loom`).
+#[cfg(all(test, loom))]
+mod loom_models;
 // Unit tests use the mock clock too, with or without the feature.
 #[cfg(all(feature = "std", any(test, feature = "test-util")))]
 pub mod test_util;

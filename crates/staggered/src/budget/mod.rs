@@ -198,8 +198,8 @@ forward_budget!(std::sync::Arc<B>);
 #[cfg(feature = "std")]
 #[derive(Debug, Default)]
 pub(crate) struct Tally {
-    allowed: core::sync::atomic::AtomicU64,
-    refused: core::sync::atomic::AtomicU64,
+    allowed: crate::sync::AtomicU64,
+    refused: crate::sync::AtomicU64,
 }
 
 #[cfg(feature = "std")]
@@ -207,7 +207,7 @@ impl Tally {
     /// Counts one answer and passes it on.
     #[inline]
     pub(crate) fn record(&self, allowed: bool) -> bool {
-        use core::sync::atomic::Ordering::Relaxed;
+        use crate::sync::Ordering::Relaxed;
         if allowed {
             self.allowed.fetch_add(1, Relaxed);
         } else {
@@ -218,13 +218,13 @@ impl Tally {
 
     /// Takes back one allowed retry that was refunded.
     pub(crate) fn unrecord_allowed(&self) {
-        use core::sync::atomic::Ordering::Relaxed;
+        use crate::sync::Ordering::Relaxed;
         let _ = self.allowed.fetch_update(Relaxed, Relaxed, |allowed| allowed.checked_sub(1));
     }
 
     /// The metrics, given the level and capacity.
     pub(crate) fn metrics(&self, level: f64, capacity: Option<f64>) -> BudgetMetrics {
-        use core::sync::atomic::Ordering::Relaxed;
+        use crate::sync::Ordering::Relaxed;
         BudgetMetrics {
             level,
             capacity,

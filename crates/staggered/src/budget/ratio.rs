@@ -1,9 +1,9 @@
 //! Finagle's and tower's ratio budget: retries may be a fraction of recent
 //! requests, plus a small steady allowance, over a sliding window.
 
-use core::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use core::time::Duration;
-use std::sync::Arc;
+
+use crate::sync::{Arc, AtomicI64, AtomicU64, Ordering};
 
 use super::{Budget, BudgetMetrics, Tally};
 use crate::classify::Failure;

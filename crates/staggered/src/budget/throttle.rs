@@ -1,8 +1,7 @@
 //! gRPC retry throttling: failures drain a small token pool, successes refill
 //! it by a fraction, and below half no call is retried.
 
-use core::sync::atomic::{AtomicU32, Ordering};
-use std::sync::Arc;
+use crate::sync::{Arc, AtomicU32, Ordering};
 
 use super::{Budget, BudgetMetrics, Tally};
 use crate::classify::Failure;

@@ -1,8 +1,7 @@
 //! The AWS SDK's retry quota: a token bucket that retries drain and successes
 //! refill.
 
-use core::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use crate::sync::{Arc, AtomicU64, Ordering};
 
 use super::{Budget, BudgetMetrics, Tally};
 use crate::classify::{ErrorKind, Failure};

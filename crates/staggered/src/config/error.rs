@@ -35,12 +35,17 @@ pub struct LoadError {
 /// The most characters of a value an error quotes.
 const QUOTED_CHARS: usize = 40;
 
+/// The most characters of a message, its line and column aside: enough for
+/// every message with its values cut, and a bound for a value no quote
+/// marks (serde quotes names in backticks, and a name may hold backticks).
+const MESSAGE_CHARS: usize = 280;
+
 impl LoadError {
     pub(crate) fn new(kind: LoadErrorKind, field: impl Into<String>, message: impl fmt::Display) -> Self {
         LoadError {
             kind,
             field: short_field(field.into()),
-            message: short_quotes(&message.to_string()),
+            message: short_message(short_quotes(&message.to_string())),
             place: None,
         }
     }
@@ -109,6 +114,15 @@ fn short_field(mut field: String) -> String {
         field.push('…');
     }
     field
+}
+
+/// `message` cut to its first [`MESSAGE_CHARS`] characters.
+fn short_message(mut message: String) -> String {
+    if let Some((cut, _)) = message.char_indices().nth(MESSAGE_CHARS) {
+        message.truncate(cut);
+        message.push('…');
+    }
+    message
 }
 
 /// `message` with every quoted value (in `"` or, as serde quotes names, in

@@ -1,15 +1,15 @@
 //! [`AdaptiveLimiter`]: the rate meter, the CUBIC curve and the token bucket
 //! behind one lock, shared by every task of a client.
 
-use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use core::time::Duration;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::PoisonError;
 
 use super::bucket::FillBucket;
 use super::cubic::Cubic;
 use super::meter::RateMeter;
 use crate::error::{ConfigError, Field, Rule};
 use crate::sleep::{BlockingSleeper, Clock, Sleeper, StdClock};
+use crate::sync::{Arc, AtomicBool, AtomicU64, Mutex, MutexGuard, Ordering};
 
 /// The AWS SDKs' adaptive retry mode as a client-side rate limiter: every
 /// attempt takes a token before it is sent, and the tokens' fill rate
@@ -353,7 +353,7 @@ impl<K: Clock> AdaptiveLimiter<K> {
         self.inner.clock.since(self.inner.origin).as_secs_f64()
     }
 
-    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+    fn state(&self) -> MutexGuard<'_, State> {
         // The state is plain numbers, valid between any two statements: a
         // panic elsewhere while holding the lock cannot leave it broken.
         self.inner.state.lock().unwrap_or_else(PoisonError::into_inner)
@@ -508,12 +508,17 @@ impl<K: Clock> AdaptiveLimiter<K> {
     /// nothing.
     pub fn metrics(&self) -> LimiterMetrics {
         let now = self.now();
-        let mut state = *self.state();
-        if !self.is_enabled() {
+        // Whether it is on is read under the lock, where the first throttle
+        // turns it on: a snapshot never shows it on with no throttle counted.
+        let (mut state, enabled) = {
+            let state = self.state();
+            (*state, self.is_enabled())
+        };
+        if !enabled {
             self.enter_unmetered(&mut state, now);
         }
         LimiterMetrics {
-            enabled: self.is_enabled(),
+            enabled,
             fill_rate: state.bucket.rate(),
             measured_rate: state.meter.rate(),
             tokens: state.bucket.level(now),

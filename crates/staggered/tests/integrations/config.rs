@@ -509,6 +509,23 @@ fn errors_quote_a_short_prefix_of_a_bad_value() {
 }
 
 #[test]
+fn a_name_with_backticks_still_gives_a_short_message() {
+    // Found by the config_json fuzz target: serde quotes names in
+    // backticks, so a key with backticks of its own left runs of it
+    // outside any quote, and they were kept in full.
+    let key = format!("sched`{}`ule", "p".repeat(1 << 20));
+    let json = format!("{{\"{key}\": {{}}}}");
+    let toml = format!("\"{key}\" = {{}}");
+    for err in
+        [RetryConfig::from_json_str(&json).unwrap_err(), RetryConfig::from_toml_str(&toml).unwrap_err()]
+    {
+        let message = err.to_string();
+        assert!(message.len() < 400, "{} bytes: {}…", message.len(), &message[..400]);
+        assert!(err.line().is_some(), "{message}");
+    }
+}
+
+#[test]
 fn long_classification_lists_are_checked_in_linear_time() {
     // 150,000 entries in each list: a check of every pair would compare
     // 2.25e10 of them, minutes of work; one pass each takes milliseconds.
