@@ -336,6 +336,7 @@ pub use schedule::Schedule;
 pub use budget::{Budget, BudgetMetrics, NoBudget};
 #[cfg(feature = "std")]
 pub use budget::{RatioBudget, RetryThrottle, TokenBucket};
+pub use classify::quota::Quota;
 pub use classify::{
     AlwaysTransient, ByResult, Classifier, ClassifyResult, DefaultRules, ErrorKind, Errors, Failure, Hint,
     ResponseRules, RetryIf,

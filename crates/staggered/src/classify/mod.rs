@@ -24,13 +24,15 @@
 //!   until you choose a classifier, so no response is taken for a success
 //!   by accident.
 //!
-//! [`http`], [`io`] and [`message`] hold ready-made rules.
+//! [`http`], [`io`] and [`message`] hold ready-made rules; [`quota`] reads
+//! what a server announces of its rate limit.
 
 pub mod hint;
 pub mod http;
 #[cfg(feature = "std")]
 pub mod io;
 pub mod message;
+pub mod quota;
 mod result;
 
 pub use result::{ByResult, ClassifyResult, DefaultRules, Errors, ResponseRules};

@@ -38,6 +38,15 @@ pub trait ClassifyResult<Res, Err> {
     /// Classifies the outcome of one attempt.
     fn classify_result(&self, result: Result<&Res, &Err>) -> Option<Failure>;
 
+    /// The quota the server announced on the outcome of an attempt (a
+    /// success as much as a failure), for the policy's rate limiter: the
+    /// HTTP rules read the rate-limit headers
+    /// ([`classify::quota`](crate::classify::quota)). `None` by default.
+    fn quota(&self, result: Result<&Res, &Err>) -> Option<crate::Quota> {
+        let _ = result;
+        None
+    }
+
     /// Describes a response this classifier called a failure, for hooks and
     /// `tracing` events (`error_message`). The default writes
     /// `unsuccessful response`; the HTTP rules write the status.
@@ -163,6 +172,10 @@ impl<Res: ResponseRules<Err>, Err> ClassifyResult<Res, Err> for DefaultRules {
         Res::classify_default(self, result)
     }
 
+    fn quota(&self, result: Result<&Res, &Err>) -> Option<crate::Quota> {
+        result.ok().and_then(Res::quota)
+    }
+
     fn describe(response: &Res, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         response.describe(f)
     }
@@ -180,6 +193,12 @@ impl<Res: ResponseRules<Err>, Err> ClassifyResult<Res, Err> for DefaultRules {
 pub trait ResponseRules<Err> {
     /// Classifies `result` by these rules, adjusted by `rules`.
     fn classify_default(rules: &DefaultRules, result: Result<&Self, &Err>) -> Option<Failure>;
+
+    /// The quota the server announced on this response, if these rules
+    /// read one (the HTTP rules read the rate-limit headers); `None` by default.
+    fn quota(&self) -> Option<crate::Quota> {
+        None
+    }
 
     /// Describes a response the rules called a failure (`HTTP 503 Service
     /// Unavailable`); the default writes `unsuccessful response`.

@@ -18,6 +18,11 @@
 //!   stops instead. Unless set, `max_hint` here is at least a minute
 //!   ([`SERVICE_MAX_HINT`](crate::SERVICE_MAX_HINT)), so an ordinary 429
 //!   with `Retry-After: 30` waits, as long as the deadline allows.
+//! - **Announced quotas**: the rate-limit headers of every response, a
+//!   success's too (`RateLimit`, `X-RateLimit-Remaining` and `-Reset`: see
+//!   [`http::quota`](crate::http::quota)), go to the policy's rate limiter,
+//!   which paces the next requests to them
+//!   ([`AdaptiveLimiter::announce`](crate::limiter::AdaptiveLimiter::announce)).
 //! - **The deadline** bounds the whole request: an attempt still running
 //!   when the time left runs out is cut, and the caller gets a
 //!   [`TimedOut`] error (as a `reqwest_middleware::Error::Middleware`).
@@ -62,6 +67,7 @@ use core::fmt;
 use core::future::Future;
 use core::pin::Pin;
 use core::time::Duration;
+use std::time::SystemTime;
 
 use ::http::Extensions;
 use ::reqwest::{Request, Response};
@@ -76,7 +82,7 @@ use crate::retry::judge::{Judge, Outcomes};
 use crate::retry::timeout::Timeout;
 use crate::service::{give_back, Always, CancelError, CancelSignal, FailedAttempt, NoCancel, Ready};
 use crate::sleep::{Clock, Sleeper, TokioClock, TokioSleeper};
-use crate::{Cancelled, Hedging, RetryPolicy, Schedule, StopReason, TimedOut};
+use crate::{Cancelled, Hedging, Quota, RetryPolicy, Schedule, StopReason, TimedOut};
 
 /// The error type of `reqwest_middleware`.
 type Error = reqwest_middleware::Error;
@@ -283,6 +289,10 @@ impl ClassifyResult<Response, Error> for ClassifyHttp {
         }
     }
 
+    fn quota(&self, result: Result<&Response, &Error>) -> Option<Quota> {
+        crate::http::quota(result.ok()?.headers(), SystemTime::now())
+    }
+
     fn describe(response: &Response, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         ClassifyHttp::describe_status(response.status(), f)
     }
@@ -294,6 +304,10 @@ impl ClassifyResult<Response, Error> for ClassifyHttp {
 impl ResponseRules<Error> for Response {
     fn classify_default(rules: &DefaultRules, result: Result<&Self, &Error>) -> Option<Failure> {
         rules.http().classify_result(result)
+    }
+
+    fn quota(&self) -> Option<Quota> {
+        crate::http::quota(self.headers(), SystemTime::now())
     }
 
     fn describe(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -331,6 +345,12 @@ impl<C: ClassifyResult<Response, Error>, U: Ready<Response>> Judge<Response, Err
 
     fn failed(error: Error) -> Self::Failed {
         FailedAttempt::new::<ClassifyHttp>(Err(error))
+    }
+
+    /// The rate-limit headers of every response, whatever the classifier:
+    /// they are HTTP's, as the status rules are.
+    fn quota(&self, outcome: Result<&Response, &Error>) -> Option<Quota> {
+        crate::http::quota(outcome.ok()?.headers(), SystemTime::now())
     }
 
     fn type_name(failed: &Self::Failed) -> &'static str {

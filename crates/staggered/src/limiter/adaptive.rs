@@ -7,6 +7,8 @@ use std::sync::PoisonError;
 use super::bucket::FillBucket;
 use super::cubic::Cubic;
 use super::meter::RateMeter;
+use super::quota::{QuotaPacer, MAX_QUOTA_WAIT};
+use crate::classify::quota::Quota;
 use crate::error::{ConfigError, Field, Rule};
 use crate::sleep::{BlockingSleeper, Clock, Sleeper, StdClock};
 use crate::sync::{Arc, AtomicBool, AtomicU64, Mutex, MutexGuard, Ordering};
@@ -85,6 +87,9 @@ struct Inner<K: Clock> {
     /// clock or the lock (see [`AdaptiveLimiter::record_response`]); the
     /// first throttle enters them into the meter.
     unmetered: AtomicU64,
+    /// Set by the first announced quota, never cleared: until then
+    /// attempts skip the pacer (and its lock).
+    announced: AtomicBool,
     state: Mutex<State>,
     waits: AtomicU64,
     waited_nanos: AtomicU64,
@@ -98,6 +103,7 @@ struct State {
     throttles: u64,
     /// When the first of the `unmetered` responses came, in seconds.
     first_response: Option<f64>,
+    pacer: QuotaPacer,
 }
 
 /// A snapshot of an [`AdaptiveLimiter`], for metrics and logs.
@@ -290,6 +296,7 @@ impl AdaptiveLimiterBuilder {
             bucket: FillBucket::new(1.0, self.min_rate, 0.0),
             throttles: 0,
             first_response: None,
+            pacer: QuotaPacer::default(),
         };
         Ok(AdaptiveLimiter {
             inner: Arc::new(Inner {
@@ -298,6 +305,7 @@ impl AdaptiveLimiterBuilder {
                 config: self,
                 enabled: AtomicBool::new(false),
                 unmetered: AtomicU64::new(0),
+                announced: AtomicBool::new(false),
                 state: Mutex::new(state),
                 waits: AtomicU64::new(0),
                 waited_nanos: AtomicU64::new(0),
@@ -369,6 +377,9 @@ impl<K: Clock> AdaptiveLimiter<K> {
     /// wait before asking again. Always `Ok` while disabled.
     #[inline]
     pub fn try_acquire(&self) -> Result<(), Duration> {
+        if self.inner.announced.load(Ordering::Acquire) {
+            return self.try_acquire_paced();
+        }
         if !self.is_enabled() {
             return Ok(());
         }
@@ -378,6 +389,30 @@ impl<K: Clock> AdaptiveLimiter<K> {
     fn try_acquire_enabled(&self) -> Result<(), Duration> {
         let now = self.now();
         self.state().bucket.take(now).map_err(token_wait)
+    }
+
+    /// Paced to the announced quota first, then the token if enabled.
+    fn try_acquire_paced(&self) -> Result<(), Duration> {
+        let (now, enabled) = (self.now(), self.is_enabled());
+        let state = &mut *self.state();
+        let bucket = &mut state.bucket;
+        state.pacer.take(now, MAX_QUOTA_WAIT, || {
+            if enabled {
+                bucket.take(now).map_err(token_wait)
+            } else {
+                Ok(())
+            }
+        })
+    }
+
+    /// Tells the limiter what the server announced of its rate limit on a
+    /// response: from then on attempts are paced to it, before any throttle
+    /// (see [`quota`](crate::limiter::quota) for the rule and which values
+    /// it ignores); the throttles still cut the rate as before.
+    pub fn announce(&self, quota: Quota) {
+        let now = self.now();
+        self.state().pacer.announce(quota, now);
+        self.inner.announced.store(true, Ordering::Release);
     }
 
     /// Takes a token for an attempt, blocking with `sleeper` while there is

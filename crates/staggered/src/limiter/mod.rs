@@ -27,13 +27,23 @@
 //!
 //! The result: a throttled fleet settles near the rate the server admits
 //! instead of hammering it and retrying the rejections.
+//!
+//! A server that **announces its quota** (the IETF `RateLimit` fields,
+//! `X-RateLimit-Remaining` and `-Reset`) spares the client that lesson: the
+//! retry drivers read the quota off every response, successes included,
+//! and [`AdaptiveLimiter::announce`] paces the attempts to the requests
+//! left over the time left ([`quota`]), before any throttle.
 
 mod adaptive;
 mod bucket;
 mod cubic;
 mod meter;
+pub mod quota;
 
 pub use adaptive::{AdaptiveLimiter, AdaptiveLimiterBuilder, LimiterMetrics};
+pub use quota::{MAX_QUOTA_RESET, MAX_QUOTA_WAIT};
+
+use crate::classify::quota::Quota;
 
 use core::time::Duration;
 
@@ -49,6 +59,15 @@ pub trait RateLimit: Send + Sync {
     /// Records the response to an attempt: `throttled` if the server said
     /// to slow down (the classifier's [`ErrorKind::Throttled`](crate::ErrorKind::Throttled)).
     fn record_response(&self, throttled: bool);
+
+    /// Tells the limiter the quota a server announced on a response
+    /// (`RateLimit`, `X-RateLimit-Remaining`: see
+    /// [`classify::quota`](crate::classify::quota)), the response's own
+    /// [`record_response`](RateLimit::record_response) aside. Does nothing
+    /// unless implemented; an [`AdaptiveLimiter`] paces to it.
+    fn announce(&self, quota: Quota) {
+        let _ = quota;
+    }
 
     /// Records that an attempt waited `waited` in all for its token, for
     /// metrics. Does nothing unless implemented.
@@ -76,6 +95,10 @@ where
     #[inline]
     fn record_response(&self, throttled: bool) {
         AdaptiveLimiter::record_response(self, throttled);
+    }
+
+    fn announce(&self, quota: Quota) {
+        AdaptiveLimiter::announce(self, quota);
     }
 
     fn record_wait(&self, waited: Duration) {

@@ -304,7 +304,7 @@ impl<S: Schedule, I: Copy, X: fmt::Display> Operation<S, I, X> {
         K: Clock<Instant = I> + ?Sized,
         J: Judge<V, E, Failed = X>,
     {
-        let (failed, failure) = match attempted.judged(judge) {
+        let (failed, failure) = match attempted.judged(judge, &cx.policy.limiter) {
             Ok(success) => {
                 cx.policy.instruments.hedge_won(copy);
                 return Answer::Won(self.succeed(cx.policy, success, copy));

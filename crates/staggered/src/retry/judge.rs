@@ -26,6 +26,13 @@ pub(crate) trait Judge<V, E> {
     /// A failed attempt of `error` (an attempt cut at its time limit).
     fn failed(error: E) -> Self::Failed;
 
+    /// The quota the server announced on this outcome, if the judge reads
+    /// one (an HTTP response's rate-limit headers): `None` by default.
+    fn quota(&self, outcome: Result<&V, &E>) -> Option<crate::Quota> {
+        let _ = outcome;
+        None
+    }
+
     /// The type's name for `tracing`'s `error_type`.
     fn type_name(failed: &Self::Failed) -> &'static str;
 
@@ -176,6 +183,10 @@ where
     type Success = Result<V, E>;
     type Failed = FailedAttempt<V, E>;
     type Unready = V;
+
+    fn quota(&self, outcome: Result<&V, &E>) -> Option<crate::Quota> {
+        self.classifier.quota(outcome)
+    }
 
     fn judge(&self, outcome: Result<V, E>) -> Result<Result<V, E>, (Self::Failed, Failure)> {
         match self.classifier.classify_result(outcome.as_ref()) {

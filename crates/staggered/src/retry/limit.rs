@@ -61,6 +61,20 @@ impl PolicyLimiter {
         let _ = throttled;
     }
 
+    /// Tells the limiter the quota a server announced on a response, which
+    /// `read` reads off it: only if the policy has a limiter.
+    #[inline]
+    pub(crate) fn announce(&self, read: impl FnOnce() -> Option<crate::Quota>) {
+        #[cfg(feature = "std")]
+        if let Some(limiter) = &self.limiter {
+            if let Some(quota) = read() {
+                limiter.announce(quota);
+            }
+        }
+        #[cfg(not(feature = "std"))]
+        let _ = read;
+    }
+
     /// Tells the limiter an attempt waited `waited` in all for its token.
     #[inline]
     pub(crate) fn record_wait(&self, waited: Duration) {

@@ -6,7 +6,7 @@
 //! "send attempt `n`, cut it at this limit", "wait this long", "done" or
 //! "stop, for this reason". Everything around an attempt happens here: the
 //! clock's start, the rate limiter's token and every response reported to
-//! it, the attempt's time limit, classifying the outcome, the budget, the
+//! it (with the quota the server announced on it), the attempt's time limit, classifying the outcome, the budget, the
 //! [`Decision`] (which holds every stop rule), and telling the hooks,
 //! `tracing` and `metrics`. A driver only sleeps, calls and races.
 
@@ -16,6 +16,7 @@ use core::time::Duration;
 use crate::classify::{ErrorKind, Failure};
 use crate::retry::event::{GiveUpEvent, Notify, RetryEvent};
 use crate::retry::judge::Judge;
+use crate::retry::limit::PolicyLimiter;
 use crate::retry::policy::PolicyBudget;
 use crate::retry::timeout::Timeout;
 use crate::sleep::Clock;
@@ -82,11 +83,20 @@ pub(crate) enum Attempted<V, E> {
 
 impl<V, E> Attempted<V, E> {
     /// Judged by `judge`: the success, or the failed attempt and its
-    /// failure (an attempt cut at its limit is a timeout).
+    /// failure (an attempt cut at its limit is a timeout). The quota the
+    /// server announced on it, success or failure, goes to the `limiter`
+    /// first: the one place a response's quota reaches the limiter.
     #[inline]
-    pub(crate) fn judged<J: Judge<V, E>>(self, judge: &J) -> Result<J::Success, (J::Failed, Failure)> {
+    pub(crate) fn judged<J: Judge<V, E>>(
+        self,
+        judge: &J,
+        limiter: &PolicyLimiter,
+    ) -> Result<J::Success, (J::Failed, Failure)> {
         match self {
-            Attempted::Ended(outcome) => judge.judge(outcome),
+            Attempted::Ended(outcome) => {
+                limiter.announce(|| judge.quota(outcome.as_ref()));
+                judge.judge(outcome)
+            }
             Attempted::Cut(error) => Err((J::failed(error), Failure::timeout())),
         }
     }
@@ -216,7 +226,7 @@ impl<S: Schedule, I: Copy, X: fmt::Display> Operation<S, I, X> {
         K: Clock<Instant = I> + ?Sized,
         J: Judge<V, E, Failed = X>,
     {
-        match attempted.judged(judge) {
+        match attempted.judged(judge, &cx.policy.limiter) {
             Ok(success) => After::Done(self.succeed(cx.policy, success, self.attempt)),
             Err((failed, failure)) => self.fail(cx, failed, failure, J::type_name),
         }

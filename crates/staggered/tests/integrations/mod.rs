@@ -7,6 +7,7 @@ mod config_blame;
 mod grpc_server;
 mod limiter;
 mod polling;
+mod quota;
 mod reqwest;
 mod server;
 mod tonic;

@@ -6,4 +6,5 @@
 mod bounds;
 mod concurrency;
 mod drivers;
+mod quota;
 mod recovery;
