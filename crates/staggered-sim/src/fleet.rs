@@ -55,11 +55,16 @@ pub enum Policy {
     /// [`AdaptiveLimiter`](staggered::limiter::AdaptiveLimiter) that every
     /// attempt, the first included, takes a token from before it is sent.
     Adaptive,
+    /// `adaptive+headers`: the adaptive mode whose limiter is also told the
+    /// quota the server announces in its rate-limit headers
+    /// ([`AdaptiveLimiter::announce`](staggered::limiter::AdaptiveLimiter::announce)),
+    /// in the throttling scenario with `announce` on.
+    AdaptiveHeaders,
 }
 
 impl Policy {
     /// The name: `no-retry`, `retry`, `retry+token-bucket`, `retry+ratio`,
-    /// `retry+throttle` or `adaptive`.
+    /// `retry+throttle`, `adaptive` or `adaptive+headers`.
     pub const fn name(self) -> &'static str {
         match self {
             Policy::NoRetry => "no-retry",
@@ -68,6 +73,7 @@ impl Policy {
             Policy::Ratio => "retry+ratio",
             Policy::Throttle => "retry+throttle",
             Policy::Adaptive => "adaptive",
+            Policy::AdaptiveHeaders => "adaptive+headers",
         }
     }
 
@@ -79,7 +85,12 @@ impl Policy {
 
     /// Whether the policy's attempts take tokens from an adaptive limiter.
     pub const fn has_limiter(self) -> bool {
-        matches!(self, Policy::Adaptive)
+        matches!(self, Policy::Adaptive | Policy::AdaptiveHeaders)
+    }
+
+    /// Whether the policy's limiter reads the quota the server announces.
+    pub const fn reads_headers(self) -> bool {
+        matches!(self, Policy::AdaptiveHeaders)
     }
 
     /// The decision limits of the policy: one attempt for `no-retry`, else
@@ -100,6 +111,7 @@ impl Named for Policy {
         Policy::Ratio,
         Policy::Throttle,
         Policy::Adaptive,
+        Policy::AdaptiveHeaders,
     ];
     const KIND: &'static str = "policy";
 
@@ -393,7 +405,10 @@ mod tests {
             assert_eq!(policy.name().to_uppercase().parse::<Policy>(), Ok(policy));
         }
         let budgeted: Vec<_> = Policy::ALL.iter().filter(|p| p.has_budget()).map(|p| p.name()).collect();
-        assert_eq!(budgeted, ["retry+token-bucket", "retry+ratio", "retry+throttle", "adaptive"]);
+        assert_eq!(
+            budgeted,
+            ["retry+token-bucket", "retry+ratio", "retry+throttle", "adaptive", "adaptive+headers"]
+        );
     }
 
     #[test]

@@ -1011,7 +1011,7 @@ mod overload {
         assert_eq!(
             "bogus".parse::<Policy>().unwrap_err(),
             "unknown policy \"bogus\": expected one of no-retry, retry, retry+token-bucket, retry+ratio, \
-             retry+throttle, adaptive"
+             retry+throttle, adaptive, adaptive+headers"
         );
     }
 }
@@ -1174,6 +1174,33 @@ mod throttling {
         same.policy = Policy::Retry;
         assert_eq!(same, *retry);
         assert!(report.paragraphs()[0].starts_with("Nothing was throttled"));
+    }
+
+    /// The most of its attempts a client told the server's quota may see
+    /// throttled, from the first second on.
+    const ANNOUNCED_THROTTLED: f64 = 0.01;
+
+    #[test]
+    fn a_client_told_the_quota_is_not_throttled_from_the_first_second() {
+        let policies = "adaptive,adaptive+headers".parse().unwrap();
+        let announced = ThrottlingParams { announce: true, policies, ..small() };
+        for params in [announced.clone(), ThrottlingParams { clients: 8, ..announced.clone() }] {
+            let report = params.run().unwrap();
+            let told = row(&report, Policy::AdaptiveHeaders);
+            let adaptive = row(&report, Policy::Adaptive);
+            assert!(told.throttled_fraction <= ANNOUNCED_THROTTLED, "{told:?}");
+            assert!(told.throttled < adaptive.throttled, "{told:?} against {adaptive:?}");
+            // Paced to the limit, not below it.
+            let limit = params.rate_limit.0;
+            assert!((told.send_rate / limit - 1.0).abs() <= SETTLED, "{}", told.send_rate);
+            assert!(told.goodput >= adaptive.goodput - GOODPUT_LOSS, "{told:?} against {adaptive:?}");
+        }
+        // Without the announcement there is nothing to read: the same run as adaptive.
+        let silent = ThrottlingParams { announce: false, ..announced }.run().unwrap();
+        let mut same = row(&silent, Policy::AdaptiveHeaders).clone();
+        same.policy = Policy::Adaptive;
+        assert_eq!(same, *row(&silent, Policy::Adaptive));
+        assert!(!serde_json::to_string(silent.config()).unwrap().contains("announce"), "off is not written");
     }
 
     #[test]

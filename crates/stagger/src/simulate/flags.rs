@@ -159,13 +159,20 @@ fn merged(long: String, declarations: &[Declaration]) -> Arg {
             value_names.push(name);
         }
     }
-    Arg::new(format!("{GIVEN}{long}"))
+    let arg = Arg::new(format!("{GIVEN}{long}"))
         .long(long)
         .value_name(value_names.join("|"))
         .help(help)
         .long_help(long_help)
         .help_heading(heading)
-        .allow_hyphen_values(true)
+        .allow_hyphen_values(true);
+    // A switch that may be given alone (`--announce`) means `true`.
+    match declarations[0].1.get_num_args() {
+        Some(range) if range.min_values() == 0 => {
+            arg.num_args(0..=1).default_missing_value("true").allow_hyphen_values(false)
+        }
+        _ => arg,
+    }
 }
 
 impl FromArgMatches for Parameters {

@@ -40,6 +40,14 @@
 //!   tokens (one second's worth; at least one), full at the start. A request that finds a token is served
 //!   at once and succeeds; one that finds none is answered at once as
 //!   throttled. Either answer reaches the client one hop later.
+//! - **Announced quota.** With `announce`, the server writes the IETF
+//!   `RateLimit` field on every answer, `"default";r=R;t=T`: `R` the whole
+//!   tokens left in its bucket, `T` the whole seconds, rounded up, until
+//!   the bucket is full (0 when it is). Under `adaptive+headers` each
+//!   client reads it with the library's parser
+//!   ([`ratelimit`](staggered::classify::quota::ratelimit)) and tells its
+//!   limiter ([`announce`](staggered::limiter::AdaptiveLimiter::announce))
+//!   before recording the response; the other policies do not read it.
 //! - **End.** Nothing happens after `duration`: an operation still waiting
 //!   or in flight then is unfinished (offered, not succeeded), and waits
 //!   still under way count up to the end.
@@ -115,7 +123,9 @@ pub const MAX_THROTTLING_HOP: Duration = Duration::from_secs(10);
 #[cfg_attr(feature = "clap", derive(clap::Args))]
 pub struct ThrottlingParams {
     /// Policies to compare, comma-separated: no-retry, retry,
-    /// retry+token-bucket (the AWS SDKs' standard mode), adaptive.
+    /// retry+token-bucket (the AWS SDKs' standard mode), adaptive, and
+    /// adaptive+headers (not by default: adaptive told the quota the server
+    /// announces, with `announce`).
     #[cfg_attr(feature = "clap", arg(long, value_name = "LIST"))]
     pub policies: List<Policy>,
     /// Simulated time of a run, 1s to 24h.
@@ -188,6 +198,17 @@ pub struct ThrottlingParams {
     /// A deadline on each operation, none by default.
     #[cfg_attr(feature = "clap", arg(long, value_name = "DUR"))]
     pub deadline: Option<Span>,
+    /// The server announces its quota on every response, in the IETF
+    /// `RateLimit` header field (`"default";r=TOKENS;t=SECONDS`: the tokens
+    /// left in its bucket and the whole seconds until it is full), which
+    /// the adaptive+headers policy's limiters are told. `--announce` alone
+    /// turns it on.
+    #[cfg_attr(
+        feature = "clap",
+        arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true", action = clap::ArgAction::Set)
+    )]
+    #[serde(skip_serializing_if = "core::ops::Not::not")]
+    pub announce: bool,
 }
 
 impl Default for ThrottlingParams {
@@ -222,12 +243,18 @@ impl Default for ThrottlingParams {
             cap: Span(cap),
             attempts,
             deadline: None,
+            announce: false,
         }
     }
 }
 
 /// The policies of the throttling scenario, in the order it compares them.
 const POLICIES: [Policy; 4] = [Policy::NoRetry, Policy::Retry, Policy::TokenBucket, Policy::Adaptive];
+
+/// Every policy the throttling scenario knows: its default ones, and
+/// adaptive+headers, which needs the server to announce its quota.
+const KNOWN: [Policy; 5] =
+    [Policy::NoRetry, Policy::Retry, Policy::TokenBucket, Policy::Adaptive, Policy::AdaptiveHeaders];
 
 impl ThrottlingParams {
     /// The schedule every retrying policy walks.
@@ -290,7 +317,7 @@ impl Experiment for ThrottlingParams {
         ensure((1..=MAX_THROTTLING_CLIENTS).contains(&self.clients), &["clients"], clients)?;
         let hop = format!("invalid hop {}: must be at most {}", self.hop, Span(MAX_THROTTLING_HOP));
         ensure(self.hop.0 <= MAX_THROTTLING_HOP, &["hop"], hop)?;
-        fleet::check_policies(&self.policies, &POLICIES)?;
+        fleet::check_policies(&self.policies, &KNOWN)?;
         self.limiter().validate().map_err(|err| {
             let field = match err.field() {
                 staggered::Field::ScaleConstant => "limiter_scale_constant",
@@ -317,7 +344,7 @@ impl Experiment for ThrottlingParams {
     /// without a policy that has one, the limiter's without `adaptive`.
     fn notes(&self) -> Vec<(&'static str, String)> {
         let has = |check: fn(Policy) -> bool| self.policies.iter().any(|&p| check(p));
-        let groups: [(&[&'static str], bool, &str); 3] = [
+        let groups: [(&[&'static str], bool, &str); 4] = [
             (
                 &["strategy", "base", "cap", "attempts", "deadline"],
                 has(|p| p != Policy::NoRetry),
@@ -333,6 +360,7 @@ impl Experiment for ThrottlingParams {
                 has(Policy::has_limiter),
                 "adaptive is not among the policies",
             ),
+            (&["announce"], has(Policy::reads_headers), "adaptive+headers is not among the policies"),
         ];
         let inert = groups.into_iter().filter(|(_, applies, _)| !applies);
         inert

@@ -7,8 +7,9 @@ use std::cell::Cell;
 use std::collections::VecDeque;
 use std::time::Duration;
 
+use staggered::classify::quota::ratelimit;
 use staggered::limiter::AdaptiveLimiter;
-use staggered::{Action, Backoff, Decision, Failure, FastRng, StopReason, TokenBucket};
+use staggered::{Action, Backoff, Decision, Failure, FastRng, Quota, StopReason, TokenBucket};
 
 use super::ThrottlingParams;
 use crate::engine::Engine;
@@ -83,6 +84,14 @@ impl Server {
             false
         }
     }
+
+    /// The `RateLimit` field it answers with after [`admit`](Server::admit):
+    /// the whole tokens left, and the whole seconds, rounded up, until the
+    /// bucket is full.
+    fn ratelimit_field(&self) -> String {
+        let to_full = (self.capacity - self.level) / self.rate / SECOND;
+        format!("\"default\";r={};t={}", self.level.floor(), to_full.ceil())
+    }
 }
 
 /// One operation: its retry decision, its client, when it started, and the
@@ -97,6 +106,8 @@ struct Operation<'b> {
     waiting_since: Option<f64>,
     /// Whether it has not finished.
     live: bool,
+    /// The quota the server announced on the response to its last attempt.
+    quota: Option<Quota>,
 }
 
 /// One client: its arrivals, its limiter and the attempts waiting for it.
@@ -122,6 +133,8 @@ struct Params {
     half: f64,
     arrival_gap: f64,
     hop: f64,
+    /// Whether the server announces its quota and the limiters read it.
+    announce: bool,
 }
 
 /// One run, with its state.
@@ -192,6 +205,10 @@ impl<K: staggered::sleep::Clock> Run<'_, K> {
             return; // in flight at the end
         }
         let ok = self.server.admit(at);
+        if self.params.announce {
+            // The server writes the field; the client reads it as any would.
+            operation.quota = ratelimit(&self.server.ratelimit_field());
+        }
         let c = &mut self.counts;
         c.attempts += 1;
         c.series.arrivals[bucket(at)] += 1;
@@ -208,6 +225,9 @@ impl<K: staggered::sleep::Clock> Run<'_, K> {
     fn respond(&mut self, op: u32, ok: bool, now: f64) {
         let operation = &mut self.operations[op];
         if let Some(limiter) = &self.clients[operation.client as usize].limiter {
+            if let Some(quota) = operation.quota.take() {
+                limiter.announce(quota);
+            }
             limiter.record_response(!ok);
         }
         if ok {
@@ -256,6 +276,7 @@ pub(crate) fn simulate(
         half: end / 2.0,
         arrival_gap: SECOND * f64::from(clients) / config.arrival_rate.0,
         hop: to_units(config.hop.0),
+        announce: config.announce && policy.reads_headers(),
     };
     let seed = config.seed;
     let buckets = config.buckets();
@@ -324,6 +345,7 @@ pub(crate) fn simulate(
                     waited: 0.0,
                     waiting_since: Some(now),
                     live: true,
+                    quota: None,
                 };
                 let op = run.operations.insert(operation);
                 run.ready(op, now);

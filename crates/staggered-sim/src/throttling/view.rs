@@ -74,13 +74,14 @@ impl ThrottlingReport {
             (
                 "server",
                 format!(
-                    "admits {}/s (a token bucket holding {}); the excess is throttled at once; {} per hop",
+                    "admits {}/s (a token bucket holding {}); the excess is throttled at once; {} per hop{}",
                     number(config.rate_limit.0),
                     match config.rate_limit_burst.0 {
                         burst if burst == Duration::from_secs(1) => "one second".to_owned(),
                         burst => format_duration(burst),
                     },
-                    format_duration(config.hop.0)
+                    format_duration(config.hop.0),
+                    if config.announce { "; announces its quota in a RateLimit header" } else { "" }
                 ),
             ),
             fleet::backoff_line(self.backoff()),
