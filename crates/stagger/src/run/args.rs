@@ -87,7 +87,8 @@ pub struct RunArgs {
     /// After each failed attempt, read the HTTP response the command wrote
     /// to FILE (`curl -D FILE`) and retry by it: 4xx other than 408 and 429
     /// stop, 408, 429 and 5xx are retried, waiting at least the server's
-    /// Retry-After. FILE is emptied before each attempt; an attempt that
+    /// Retry-After (or, without one, until the reset of a quota its
+    /// RateLimit or X-RateLimit headers say is spent). FILE is emptied before each attempt; an attempt that
     /// left no response there is classified by its exit code.
     #[arg(long, value_name = "FILE")]
     pub http_headers: Option<PathBuf>,

@@ -12,6 +12,12 @@
 //! response, or a response that is no error (curl's exit 7 or 28, a 200
 //! followed by a write error), is classified by its exit code as usual.
 //!
+//! A server that announces its quota (the IETF `RateLimit` field,
+//! `X-RateLimit-Remaining` and `-Reset`, as GitHub sends) and answers a
+//! retryable failure with the quota spent and no `Retry-After` has said
+//! when to come back all the same: at the reset. That wait is the
+//! failure's hint, under the same rules (`--max-hint` included).
+//!
 //! The file holds every response of the attempt in order (a `100 Continue`,
 //! a proxy's `200 Connection established`, each redirect with `curl -L`);
 //! the last status line and the header lines after it are what counts.
@@ -19,12 +25,13 @@
 use std::fs;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 
 use http::StatusCode;
 use rustix::fs::{Mode, OFlags};
 use rustix::io::Errno;
 use staggered::http::ClassifyHttp;
-use staggered::{Failure, Hint};
+use staggered::{Failure, Hint, Quota};
 
 mod parse;
 
@@ -53,6 +60,8 @@ pub struct Response {
     pub reason: String,
     /// The failure it is, with the server's hint; `None` for a success.
     pub failure: Option<Failure>,
+    /// The quota the server announced on it, if any.
+    pub quota: Option<Quota>,
 }
 
 impl Response {
@@ -71,6 +80,12 @@ impl Response {
         }
         text.truncate(text.trim_end().len());
         match self.hint() {
+            Some(Hint::After(wait)) if self.waits_for_reset() => {
+                text.push_str(&format!(
+                    ", quota spent until its reset in {}",
+                    crate::duration::format_significant(wait, 4)
+                ));
+            }
             Some(Hint::After(wait)) => {
                 text.push_str(&format!(
                     ", server asked for {}",
@@ -86,6 +101,22 @@ impl Response {
     /// The server's hint, if it is a failure that carries one.
     pub fn hint(&self) -> Option<Hint> {
         self.failure.and_then(|failure| failure.hint)
+    }
+
+    /// Whether the hint is the wait for a spent quota's reset.
+    fn waits_for_reset(&self) -> bool {
+        self.quota.is_some_and(|quota| quota.remaining == 0 && self.hint() == Some(Hint::After(quota.reset)))
+    }
+}
+
+/// `failure` with the wait for its spent quota's reset as its hint, if it
+/// may be retried, has no hint of its own, and `quota` is spent.
+fn wait_for_reset(failure: Failure, quota: Option<Quota>) -> Failure {
+    match quota {
+        Some(quota) if failure.is_retryable() && failure.hint.is_none() && quota.remaining == 0 => {
+            failure.with_hint(Hint::After(quota.reset))
+        }
+        _ => failure,
     }
 }
 
@@ -143,10 +174,15 @@ impl HeaderDump {
         if bytes.len() as u64 > MAX_BYTES {
             return Err(io::Error::other(format!("larger than {} KiB, not a header dump", MAX_BYTES >> 10)));
         }
-        Ok(parse_last(&bytes).map(|(status, reason, headers)| Response {
-            status: status.as_u16(),
-            reason,
-            failure: self.classify.classify_parts(status, &headers),
+        Ok(parse_last(&bytes).map(|(status, reason, headers)| {
+            let quota = staggered::http::quota(&headers, SystemTime::now());
+            let failure = self.classify.classify_parts(status, &headers);
+            Response {
+                status: status.as_u16(),
+                reason,
+                failure: failure.map(|f| wait_for_reset(f, quota)),
+                quota,
+            }
         }))
     }
 }
@@ -194,6 +230,24 @@ mod tests {
         assert_eq!(failure.kind, ErrorKind::Throttled);
         assert_eq!(failure.hint, Some(Hint::After(Duration::from_secs(3))));
         assert_eq!(response.describe(), "HTTP 429 Too Many Requests, server asked for 3s");
+    }
+
+    #[test]
+    fn a_spent_quota_waits_for_its_reset() {
+        // GitHub's answer once the hour's quota is spent: no Retry-After.
+        let dump = "HTTP/2 429 \r\nx-ratelimit-limit: 60\r\nx-ratelimit-remaining: 0\r\n\
+                    x-ratelimit-reset: 42\r\n\r\n";
+        let response = classify(dump).unwrap();
+        assert_eq!(response.hint(), Some(Hint::After(Duration::from_secs(42))));
+        assert_eq!(response.describe(), "HTTP 429 Too Many Requests, quota spent until its reset in 42s");
+        // Retry-After says more than the quota; a quota left, or a 404, says nothing.
+        let asked = classify("HTTP/1.1 503 x\nretry-after: 3\nratelimit: \"d\";r=0;t=60\n\n").unwrap();
+        assert_eq!(asked.hint(), Some(Hint::After(Duration::from_secs(3))));
+        assert_eq!(asked.quota.map(|q| q.reset), Some(Duration::from_secs(60)));
+        let left = classify("HTTP/1.1 503 x\nratelimit: \"d\";r=5;t=60\n\n").unwrap();
+        assert_eq!(left.hint(), None);
+        let gone = classify("HTTP/1.1 404 x\nx-ratelimit-remaining: 0\nx-ratelimit-reset: 9\n\n").unwrap();
+        assert_eq!(gone.failure, Some(Failure::PERMANENT));
     }
 
     #[test]

@@ -446,6 +446,7 @@ mod tests {
             status: 429,
             reason: "Too Many Requests".to_owned(),
             failure: Some(staggered::Failure::THROTTLED.with_hint(Hint::After(Duration::from_secs(60)))),
+            quota: None,
         };
         let mut record = retry(&outcome, Some(5));
         record.response = Some(&throttled);
@@ -474,8 +475,12 @@ mod tests {
     fn control_characters_from_the_server_do_not_reach_the_terminal() {
         let outcome = Outcome::Exited(22);
         let forged = "\u{1b}[2K\rstagger: attempt 9/9 succeeded";
-        let response =
-            Response { status: 503, reason: format!("{forged}{}", "x".repeat(1 << 20)), failure: None };
+        let response = Response {
+            status: 503,
+            reason: format!("{forged}{}", "x".repeat(1 << 20)),
+            failure: None,
+            quota: None,
+        };
         let mut record = retry(&outcome, Some(5));
         record.response = Some(&response);
         let human = retry_line(LogFormat::Human, &record);
