@@ -92,16 +92,27 @@ impl QuotaPacer {
         let (remaining, reset_at) = self.live(now)?;
         let last = self.last_sent?;
         let next = last + (reset_at - last) / (remaining as f64 + 1.0);
-        // Rounded up, and never zero: after it the attempt is due.
+        // Rounded up, a nanosecond more so that the attempt is due after it,
+        // but never past the reset, after which the quota says nothing.
         (next > now).then(|| {
-            Duration::try_from_secs_f64(next - now)
-                .map_or(Duration::MAX, |wait| wait.saturating_add(Duration::from_nanos(1)))
+            let due = ceil(next - now).saturating_add(Duration::from_nanos(1));
+            due.min(ceil(reset_at - now))
         })
     }
 
     /// The quota in force, unless its reset has passed.
     fn live(&self, now: f64) -> Option<(u64, f64)> {
         self.quota.filter(|&(_, reset_at)| reset_at > now)
+    }
+}
+
+/// `seconds` as a `Duration`, rounded up to the nanosecond; the longest
+/// `Duration` if it is too long for one.
+fn ceil(seconds: f64) -> Duration {
+    match Duration::try_from_secs_f64(seconds) {
+        Ok(wait) if wait.as_secs_f64() < seconds => wait.saturating_add(Duration::from_nanos(1)),
+        Ok(wait) => wait,
+        Err(_) => Duration::MAX,
     }
 }
 

@@ -107,6 +107,23 @@ async fn retry_after_is_honoured_and_hostile_hints_stop() {
 }
 
 #[tokio::test]
+async fn a_success_that_announces_a_spent_quota_holds_the_next_request_until_the_reset() {
+    let server = Server::start(|_, _| Reply::with_header(200, "ratelimit", "\"hourly\";r=0;t=30")).await;
+    let sleeper = RecordingSleeper::new();
+    let limiter = staggered::AdaptiveLimiter::builder().build_with_clock(sleeper.clock()).unwrap();
+    let mut service = http_stack!(RetryPolicy::new(backoff(5)).with_rate_limiter(limiter.clone()), sleeper);
+    for _ in 0..2 {
+        let response = service.ready().await.unwrap().call(get(server.url("/"))).await.unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+    }
+    // The first response said none are left for 30 s: the second request waited for the reset.
+    let sleeps = sleeper.sleeps();
+    assert_eq!(sleeps.len(), 1, "{sleeps:?}");
+    assert!(sleeps[0] > Duration::from_secs(29) && sleeps[0] <= Duration::from_secs(30), "{sleeps:?}");
+    assert!(!limiter.is_enabled(), "no throttle");
+}
+
+#[tokio::test]
 async fn a_post_is_sent_once() {
     let server = Server::start(|_, _| Reply::status(503)).await;
     let sleeper = RecordingSleeper::new();
