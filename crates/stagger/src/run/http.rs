@@ -60,8 +60,9 @@ pub struct Response {
     pub reason: String,
     /// The failure it is, with the server's hint; `None` for a success.
     pub failure: Option<Failure>,
-    /// The quota the server announced on it, if any.
-    pub quota: Option<Quota>,
+    /// Whether the hint is the wait for the reset of a quota the server
+    /// said is spent, rather than one it asked for.
+    pub waits_for_reset: bool,
 }
 
 impl Response {
@@ -80,7 +81,7 @@ impl Response {
         }
         text.truncate(text.trim_end().len());
         match self.hint() {
-            Some(Hint::After(wait)) if self.waits_for_reset() => {
+            Some(Hint::After(wait)) if self.waits_for_reset => {
                 text.push_str(&format!(
                     ", quota spent until its reset in {}",
                     crate::duration::format_significant(wait, 4)
@@ -102,22 +103,13 @@ impl Response {
     pub fn hint(&self) -> Option<Hint> {
         self.failure.and_then(|failure| failure.hint)
     }
-
-    /// Whether the hint is the wait for a spent quota's reset.
-    fn waits_for_reset(&self) -> bool {
-        self.quota.is_some_and(|quota| quota.remaining == 0 && self.hint() == Some(Hint::After(quota.reset)))
-    }
 }
 
-/// `failure` with the wait for its spent quota's reset as its hint, if it
-/// may be retried, has no hint of its own, and `quota` is spent.
-fn wait_for_reset(failure: Failure, quota: Option<Quota>) -> Failure {
-    match quota {
-        Some(quota) if failure.is_retryable() && failure.hint.is_none() && quota.remaining == 0 => {
-            failure.with_hint(Hint::After(quota.reset))
-        }
-        _ => failure,
-    }
+/// The wait for the reset of `quota`, if `failure` may be retried, has no
+/// hint of its own, and `quota` is spent.
+fn wait_for_reset(failure: Failure, quota: Option<Quota>) -> Option<Hint> {
+    let quota = quota.filter(|quota| quota.remaining == 0)?;
+    (failure.is_retryable() && failure.hint.is_none()).then_some(Hint::After(quota.reset))
 }
 
 impl HeaderDump {
@@ -177,12 +169,9 @@ impl HeaderDump {
         Ok(parse_last(&bytes).map(|(status, reason, headers)| {
             let quota = staggered::http::quota(&headers, SystemTime::now());
             let failure = self.classify.classify_parts(status, &headers);
-            Response {
-                status: status.as_u16(),
-                reason,
-                failure: failure.map(|f| wait_for_reset(f, quota)),
-                quota,
-            }
+            let reset = failure.and_then(|failure| wait_for_reset(failure, quota));
+            let failure = failure.map(|failure| reset.map_or(failure, |hint| failure.with_hint(hint)));
+            Response { status: status.as_u16(), reason, failure, waits_for_reset: reset.is_some() }
         }))
     }
 }
@@ -243,7 +232,7 @@ mod tests {
         // Retry-After says more than the quota; a quota left, or a 404, says nothing.
         let asked = classify("HTTP/1.1 503 x\nretry-after: 3\nratelimit: \"d\";r=0;t=60\n\n").unwrap();
         assert_eq!(asked.hint(), Some(Hint::After(Duration::from_secs(3))));
-        assert_eq!(asked.quota.map(|q| q.reset), Some(Duration::from_secs(60)));
+        assert!(!asked.waits_for_reset);
         let left = classify("HTTP/1.1 503 x\nratelimit: \"d\";r=5;t=60\n\n").unwrap();
         assert_eq!(left.hint(), None);
         let gone = classify("HTTP/1.1 404 x\nx-ratelimit-remaining: 0\nx-ratelimit-reset: 9\n\n").unwrap();
