@@ -95,6 +95,7 @@ mod engine;
 mod experiment;
 mod fleet;
 pub mod frontier;
+pub mod hedging;
 pub mod overload;
 mod plain;
 mod rng;
@@ -112,6 +113,7 @@ pub use contention::{
 pub use engine::Engine;
 pub use experiment::{Experiment, Invalid, Present, Progress, Scenario, Work};
 pub use fleet::{Policy, Series, MAX_ATTEMPTS, MAX_DURATION};
+pub use hedging::{HedgingParams, HedgingReport, HedgingRow, MAX_HEDGING_OPERATIONS, MAX_HEDGING_TOTAL};
 pub use overload::{OverloadParams, OverloadReport, OverloadRow, MAX_OPERATIONS};
 pub use schedule::{
     Median, RetryRow, SampledStats, Samples, Sampling, SamplingError, ScheduleComparison, ScheduleQuery,

@@ -705,7 +705,7 @@ mod throttling {
             (&["--clients", "0"], "invalid value for --clients: invalid clients 0"),
             (
                 &["--timeout", "1s"],
-                "--timeout is an option of --scenario overload; it does not apply to --scenario throttling",
+                "--timeout is an option of --scenario overload and hedging; it does not apply to --scenario throttling",
             ),
             (&["--runs", "3"], "--runs is an option of --scenario contention"),
             (&["--base", "5"], "'--base <DUR>': missing unit after 5"),
