@@ -36,7 +36,7 @@
 //!   all. The network takes no time. Every operation is one library
 //!   [`Decision`](staggered::Decision), with the operation's `deadline` if
 //!   there is one (none by default), sharing with every other operation the
-//!   policy's [`Hedging`](staggered::Hedging) and budget, as the tasks of
+//!   policy's [`Hedging`] and budget, as the tasks of
 //!   one client share them.
 //! - **Policies.** `no-retry` sends one attempt and waits for it. `retry`
 //!   cuts an attempt after `timeout` (25 ms) and retries by the schedule
@@ -99,7 +99,7 @@ use crate::values::{Fraction, Jitter, List, Share, Span, Values};
 pub const MAX_HEDGING_OPERATIONS: u32 = 10_000_000;
 
 /// The most operations of a whole experiment (load levels x policies x
-/// operations): about a minute on two cores.
+/// operations): a few minutes on two cores.
 pub const MAX_HEDGING_TOTAL: f64 = 2e8;
 
 /// The highest load level, as a multiple of the capacity.
