@@ -1208,7 +1208,9 @@ mod hedging {
     //! 5 times for at most 10% more attempts; near the capacity the
     //! budgeted hedge sends no more copies than its budget's share, and
     //! unbudgeted hedging at a fixed delay does the server harm that the
-    //! budget spares it.
+    //! budget spares it, though not all: the budgeted hedge still lowers
+    //! goodput there (in this model any extra work near the capacity
+    //! does, as the queue overflows sooner).
     //!
     //! Checked at 10% and 90% of the capacity with 20,000 operations per
     //! load level and policy (about a second in a debug build); the default
@@ -1278,8 +1280,11 @@ mod hedging {
         assert!(fixed.attempts_per_operation > 1.5, "{fixed:?}");
         assert!(fixed.goodput < none.goodput - 0.1, "{fixed:?} against {none:?}");
         assert!(fixed.rejected > 10 * none.rejected, "{fixed:?}");
-        // The budget spares the server most of that.
+        // The budget spares the server most of that, not all: at 90% of
+        // the capacity the copies it allows still cost goodput (as the
+        // guide says, with the default run's figures).
         assert!(budgeted.goodput > fixed.goodput + 0.1, "{budgeted:?} against {fixed:?}");
+        assert!(budgeted.goodput < none.goodput - 0.01, "{budgeted:?} against {none:?}");
     }
 
     #[test]
