@@ -1,7 +1,7 @@
-//! What the overload and throttling scenarios share: a fleet whose
-//! operations arrive as a Poisson stream and retry by one schedule under a
-//! [`Policy`], counted second by second into a [`Series`], one panel per
-//! policy in the chart.
+//! What the overload, throttling and hedging scenarios share: a fleet whose
+//! operations arrive as a Poisson stream and retry by one schedule (or
+//! hedge) under a [`Policy`], counted second by second into a [`Series`],
+//! one panel per policy in the chart.
 
 use std::time::Duration;
 
@@ -24,7 +24,8 @@ pub const MAX_ATTEMPTS: f64 = 1e9;
 
 /// How a fleet retries: not at all, by the schedule alone, or by the
 /// schedule under one of the library's budgets or with the AWS SDKs'
-/// adaptive limiter. Each scenario compares the policies its story needs.
+/// adaptive limiter; or how it hedges. Each scenario compares the policies
+/// its story needs.
 ///
 /// ```
 /// use staggered_sim::Policy;
@@ -55,11 +56,22 @@ pub enum Policy {
     /// [`AdaptiveLimiter`](staggered::limiter::AdaptiveLimiter) that every
     /// attempt, the first included, takes a token from before it is sent.
     Adaptive,
+    /// `hedge`: a copy of the request after a fixed delay without an
+    /// answer, the first success wins ([`staggered::Hedging::after`]).
+    Hedge,
+    /// `hedge+learned`: a copy after a percentile of the latencies seen so
+    /// far ([`staggered::Hedging::at_percentile`]).
+    HedgeLearned,
+    /// `hedge+ratio`: `hedge` with every copy but the first paid from a
+    /// ratio budget ([`staggered::RatioBudget`]), on the simulation's
+    /// virtual clock.
+    HedgeRatio,
 }
 
 impl Policy {
     /// The name: `no-retry`, `retry`, `retry+token-bucket`, `retry+ratio`,
-    /// `retry+throttle` or `adaptive`.
+    /// `retry+throttle`, `adaptive`, `hedge`, `hedge+learned` or
+    /// `hedge+ratio`.
     pub const fn name(self) -> &'static str {
         match self {
             Policy::NoRetry => "no-retry",
@@ -68,13 +80,22 @@ impl Policy {
             Policy::Ratio => "retry+ratio",
             Policy::Throttle => "retry+throttle",
             Policy::Adaptive => "adaptive",
+            Policy::Hedge => "hedge",
+            Policy::HedgeLearned => "hedge+learned",
+            Policy::HedgeRatio => "hedge+ratio",
         }
     }
 
-    /// Whether the policy retries under a budget (the adaptive mode under
-    /// the standard mode's token bucket).
+    /// Whether the policy retries or hedges under a budget (the adaptive
+    /// mode under the standard mode's token bucket).
     pub const fn has_budget(self) -> bool {
-        !matches!(self, Policy::NoRetry | Policy::Retry)
+        !matches!(self, Policy::NoRetry | Policy::Retry | Policy::Hedge | Policy::HedgeLearned)
+    }
+
+    /// Whether the policy hedges: sends copies of a slow request rather
+    /// than retrying a failed one.
+    pub const fn hedges(self) -> bool {
+        matches!(self, Policy::Hedge | Policy::HedgeLearned | Policy::HedgeRatio)
     }
 
     /// Whether the policy's attempts take tokens from an adaptive limiter.
@@ -100,6 +121,9 @@ impl Named for Policy {
         Policy::Ratio,
         Policy::Throttle,
         Policy::Adaptive,
+        Policy::Hedge,
+        Policy::HedgeLearned,
+        Policy::HedgeRatio,
     ];
     const KIND: &'static str = "policy";
 
@@ -393,7 +417,12 @@ mod tests {
             assert_eq!(policy.name().to_uppercase().parse::<Policy>(), Ok(policy));
         }
         let budgeted: Vec<_> = Policy::ALL.iter().filter(|p| p.has_budget()).map(|p| p.name()).collect();
-        assert_eq!(budgeted, ["retry+token-bucket", "retry+ratio", "retry+throttle", "adaptive"]);
+        assert_eq!(
+            budgeted,
+            ["retry+token-bucket", "retry+ratio", "retry+throttle", "adaptive", "hedge+ratio"]
+        );
+        let hedging: Vec<_> = Policy::ALL.iter().filter(|p| p.hedges()).map(|p| p.name()).collect();
+        assert_eq!(hedging, ["hedge", "hedge+learned", "hedge+ratio"]);
     }
 
     #[test]

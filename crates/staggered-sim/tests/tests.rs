@@ -1011,7 +1011,7 @@ mod overload {
         assert_eq!(
             "bogus".parse::<Policy>().unwrap_err(),
             "unknown policy \"bogus\": expected one of no-retry, retry, retry+token-bucket, retry+ratio, \
-             retry+throttle, adaptive"
+             retry+throttle, adaptive, hedge, hedge+learned, hedge+ratio"
         );
     }
 }
@@ -1199,5 +1199,199 @@ mod throttling {
         assert_eq!(view.records.rows.len(), 4);
         assert_eq!(view.chart.unwrap().panels.len(), 4);
         assert_eq!(view.notes.len(), 3, "{:?}", view.notes);
+    }
+}
+
+mod hedging {
+    //! The hedging scenario: at light load with a 1% stall, hedging at the
+    //! learned 95th percentile cuts no-retry's 99.9th percentile at least
+    //! 5 times for at most 10% more attempts; near the capacity the
+    //! budgeted hedge sends no more copies than its budget's share, and
+    //! unbudgeted hedging at a fixed delay does the server harm that the
+    //! budget spares it, though not all: the budgeted hedge still lowers
+    //! goodput there (in this model any extra work near the capacity
+    //! does, as the queue overflows sooner).
+    //!
+    //! Checked at 10% and 90% of the capacity with 20,000 operations per
+    //! load level and policy (about a second in a debug build); the default
+    //! run (eight load levels, 100,000 operations each) is in the guide.
+
+    use std::num::NonZeroUsize;
+    use std::sync::OnceLock;
+    use std::time::Duration;
+
+    use staggered_sim::values::{Fraction, Span};
+    use staggered_sim::{Experiment, HedgingParams, HedgingReport, HedgingRow, Policy, Present, Progress};
+
+    /// The claims at light load: the p99.9 at least this many times lower...
+    const TAIL_CUT: u32 = 5;
+    /// ...for at most this share of extra attempts.
+    const EXTRA_ATTEMPTS: f64 = 0.10;
+
+    /// The default scenario at a light load and near the capacity, smaller.
+    fn small() -> HedgingParams {
+        HedgingParams { loads: "0.1,0.9".parse().unwrap(), operations: 20_000, ..HedgingParams::default() }
+    }
+
+    fn scenario() -> &'static HedgingReport {
+        static REPORT: OnceLock<HedgingReport> = OnceLock::new();
+        REPORT.get_or_init(|| small().run().unwrap())
+    }
+
+    fn row(load: f64, policy: Policy) -> &'static HedgingRow {
+        scenario().row(load, policy).unwrap()
+    }
+
+    #[test]
+    fn at_light_load_hedging_at_the_learned_p95_cuts_the_tail_for_few_attempts() {
+        let none = row(0.1, Policy::NoRetry);
+        let learned = row(0.1, Policy::HedgeLearned);
+        // The stalls (1 s) are 1% of requests: no-retry's p99.9 is one.
+        assert!(none.p999.unwrap() > Duration::from_secs(1), "{none:?}");
+        assert!(learned.p999.unwrap() * TAIL_CUT <= none.p999.unwrap(), "{learned:?}");
+        assert!(learned.attempts_per_operation <= 1.0 + EXTRA_ATTEMPTS, "{learned:?}");
+        assert!(learned.hedge_wins > 0 && learned.goodput >= none.goodput, "{learned:?}");
+        // The fixed delay does as well; a retry after a timeout cuts less,
+        // as it gives up the attempt it abandons.
+        let fixed = row(0.1, Policy::Hedge);
+        assert!(fixed.p999.unwrap() * TAIL_CUT <= none.p999.unwrap(), "{fixed:?}");
+        let retry = row(0.1, Policy::Retry);
+        assert!(retry.p999.unwrap() > learned.p999.unwrap(), "{retry:?}");
+        // Hedging does not slow the median.
+        assert_eq!(learned.p50, none.p50);
+    }
+
+    #[test]
+    fn near_the_capacity_the_budget_bounds_the_copies_and_spares_the_server() {
+        let config = small();
+        let none = row(0.9, Policy::NoRetry);
+        let budgeted = row(0.9, Policy::HedgeRatio);
+        let fixed = row(0.9, Policy::Hedge);
+        // The budget's steady share, and once its reserve (10/s over 10 s,
+        // full from the start), which a run this short spends on top.
+        let reserve = f64::from(config.ratio_min_per_sec) * config.ratio_ttl.0.as_secs_f64();
+        let allowed = config.budget_share(0.9) + reserve / f64::from(config.operations);
+        let extra = budgeted.attempts_per_operation - 1.0;
+        assert!(extra <= allowed, "{extra} above {allowed}");
+        assert!(budgeted.refused > 0, "{budgeted:?}");
+        // Unbudgeted, nearly every request waits past the delay in the
+        // queue and is copied: the server does nearly twice the work and
+        // rejects much more, and goodput falls far.
+        assert!(fixed.attempts_per_operation > 1.5, "{fixed:?}");
+        assert!(fixed.goodput < none.goodput - 0.1, "{fixed:?} against {none:?}");
+        assert!(fixed.rejected > 10 * none.rejected, "{fixed:?}");
+        // The budget spares the server most of that, not all: at 90% of
+        // the capacity the copies it allows still cost goodput (as the
+        // guide says, with the default run's figures).
+        assert!(budgeted.goodput > fixed.goodput + 0.1, "{budgeted:?} against {fixed:?}");
+        assert!(budgeted.goodput < none.goodput - 0.01, "{budgeted:?} against {none:?}");
+    }
+
+    #[test]
+    fn the_counts_add_up() {
+        for row in scenario().rows() {
+            assert_eq!(row.goodput, row.succeeded as f64 / row.operations as f64, "{row:?}");
+            assert_eq!(row.operations, 20_000);
+            match row.policy {
+                Policy::NoRetry => assert_eq!((row.attempts, row.hedges, row.cut), (row.operations, 0, 0)),
+                // A copy is sent for each one hedged or refused: at most one each beyond the first.
+                Policy::Hedge | Policy::HedgeLearned | Policy::HedgeRatio => {
+                    assert_eq!(row.attempts, row.operations + row.hedges, "{row:?}");
+                    assert!(row.hedges + row.refused <= row.operations, "{row:?}");
+                    assert!(row.hedge_wins <= row.hedges && row.cut == 0, "{row:?}");
+                }
+                _ => assert!(row.attempts <= 3 * row.operations && row.hedges == 0, "{row:?}"),
+            }
+            if row.policy != Policy::HedgeRatio {
+                assert_eq!(row.refused, 0, "{row:?}");
+            }
+            // What the server served and no client waited for was a loser or cut.
+            assert!(row.wasted <= row.attempts - row.rejected - row.succeeded, "{row:?}");
+        }
+    }
+
+    #[test]
+    fn a_deadline_cuts_every_copy_and_attempt() {
+        let deadline = Duration::from_millis(200);
+        let params = HedgingParams {
+            loads: "0.1".parse().unwrap(),
+            operations: 5_000,
+            deadline: Some(Span(deadline)),
+            ..HedgingParams::default()
+        };
+        let report = params.run().unwrap();
+        let none = report.row(0.1, Policy::NoRetry).unwrap();
+        // The stalled operations fail at the deadline, and are "failed" in the p99.9.
+        assert!((0.985..0.995).contains(&none.goodput), "{none:?}");
+        assert_eq!(none.p999, None);
+        assert_eq!(none.cut, none.operations - none.succeeded);
+        for row in report.rows() {
+            assert!(row.p99.is_none_or(|p99| p99 < deadline), "{row:?}");
+        }
+    }
+
+    #[test]
+    fn threads_seeds_and_single_points_agree() {
+        let config = HedgingParams { operations: 2_000, ..small() };
+        let progress = Progress::on_threads(NonZeroUsize::MIN);
+        let report = config.run_with_progress(&progress).unwrap();
+        assert_eq!(progress.done(), config.work().total);
+        assert_eq!(config.run().unwrap().rows(), report.rows());
+        assert_eq!(
+            config.simulate(0.9, Policy::HedgeLearned).unwrap(),
+            *report.row(0.9, Policy::HedgeLearned).unwrap()
+        );
+        // A load's rows do not depend on the other loads.
+        let alone = HedgingParams { loads: "0.9".parse().unwrap(), ..config.clone() }.run().unwrap();
+        assert_eq!(alone.rows(), &report.rows()[5..]);
+        let other = HedgingParams { seed: 7, ..config }.run().unwrap();
+        assert_ne!(other.rows()[0].p99, report.rows()[0].p99);
+    }
+
+    #[test]
+    fn names_the_field_at_fault() {
+        let with = |change: fn(&mut HedgingParams)| {
+            let mut params = HedgingParams::default();
+            change(&mut params);
+            params.validate().unwrap_err()
+        };
+        let cases: [super::Case<HedgingParams>; 12] = [
+            (|p| p.loads = "0".parse().unwrap(), "loads", "invalid load 0"),
+            (|p| p.loads = "11".parse().unwrap(), "loads", "invalid load 11"),
+            (|p| p.loads = "0.5,0.5".parse().unwrap(), "loads", "invalid loads: 0.5 is given twice"),
+            (|p| p.operations = 0, "operations", "invalid operations 0"),
+            (|p| p.operations = 10_000_000, "operations", "invalid operations 10000000: 8 load levels"),
+            (|p| p.workers = 0, "workers", "invalid workers 0"),
+            (|p| p.service_median = Span(Duration::ZERO), "service_median", "invalid service-median 0s"),
+            (|p| p.service_sigma = 3.5, "service_sigma", "invalid service-sigma 3.5"),
+            (|p| p.percentile = 1.0, "percentile", "invalid percentile for hedge+learned"),
+            (|p| p.hedge_attempts = 6, "hedge_attempts", "invalid hedge-attempts 6"),
+            (|p| p.policies = "retry+ratio".parse().unwrap(), "policies", "unknown policy \"retry+ratio\""),
+            (|p| p.timeout = Span(Duration::ZERO), "timeout", "invalid timeout 0s"),
+        ];
+        for (change, field, message) in cases {
+            let err = with(change);
+            assert_eq!(err.fields()[0], field, "{err}");
+            assert!(err.to_string().starts_with(message), "{err:?} does not start with {message:?}");
+        }
+        let _ = Fraction(0.0);
+    }
+
+    #[test]
+    fn the_report_serializes_and_presents_itself() {
+        let report = scenario();
+        let json = serde_json::to_value(report).unwrap();
+        assert_eq!(json["config"]["stall"], "1s");
+        assert_eq!(json["config"]["hedge_delay"], "25ms");
+        assert_eq!(
+            json["config"]["policies"],
+            serde_json::json!(["no-retry", "retry", "hedge", "hedge+learned", "hedge+ratio"])
+        );
+        assert_eq!(json["rows"][3]["policy"], "hedge+learned");
+        let view = report.present();
+        assert_eq!(view.records.rows.len(), 10);
+        assert_eq!(view.chart.unwrap().panels.len(), 4);
+        assert_eq!(view.notes.len(), 3, "{:?}", view.notes);
+        assert!(view.notes[0].starts_with("At 10% load, no-retry's p99.9 was 1.0"), "{:?}", view.notes);
     }
 }
