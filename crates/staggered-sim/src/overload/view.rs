@@ -15,7 +15,7 @@ use staggered::config::format_duration;
 use super::reading::goodput;
 use super::{OverloadReport, OverloadRow};
 use crate::fleet::{self, Policy};
-use crate::view::{self, number, percent, Chart, Color, Dash, Line, Shade, Table, Value};
+use crate::view::{self, format_rounded, number, percent, Chart, Color, Dash, Line, Shade, Table, Value};
 use crate::Present;
 
 /// A column of the records: its key and its value in a row.
@@ -166,7 +166,7 @@ impl OverloadReport {
             table.push([
                 row.policy.name().into(),
                 goodput(row.goodput).into(),
-                row.recovery_time.map_or_else(|| "never".to_owned(), format_duration).into(),
+                row.recovery_time.map_or_else(|| "never".to_owned(), format_rounded).into(),
                 times(row.amplification_trigger),
                 times(row.amplification_after),
                 times(row.amplification_drained),
@@ -210,9 +210,9 @@ impl OverloadReport {
         let panels = self.rows().iter().map(|row| {
             let recovery = match row.recovery_time {
                 Some(t) if config.trigger().is_some() => {
-                    format!("recovered {} after the trigger", format_duration(t))
+                    format!("recovered {} after the trigger", format_rounded(t))
                 }
-                Some(t) => format!("goodput held from {}", format_duration(t)),
+                Some(t) => format!("goodput held from {}", format_rounded(t)),
                 None => "never recovered".to_owned(),
             };
             (format!("{}: goodput {}, {recovery}", row.policy, goodput(row.goodput)), &row.series)

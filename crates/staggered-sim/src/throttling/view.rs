@@ -189,7 +189,7 @@ mod tests {
         assert_eq!(adaptive[1], Value::Float(0.0154));
         assert_eq!(adaptive[4], Value::Float(13.939));
         let cells: Vec<String> = view.tables[0].rows[3].iter().map(Value::to_string).collect();
-        assert_eq!(cells, ["adaptive", "1.54%", "50.96%", "0.52", "13.9s", "34.9s", "508/s", "0", "29342"]);
+        assert_eq!(cells, ["adaptive", "1.54%", "50.96%", "0.52", "13.94s", "34.95s", "508/s", "0", "29342"]);
         let names: Vec<&str> = view.parameters.iter().map(|(name, _)| name.as_str()).collect();
         assert_eq!(names, ["scenario", "policies", "load", "server", "backoff", "retry quota", "limiter"]);
         assert_eq!(

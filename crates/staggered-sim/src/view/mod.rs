@@ -22,7 +22,9 @@ pub(crate) mod text;
 mod value;
 
 pub use chart::{Axis, Band, BandBox, Chart, Color, Dash, Layout, Line, Panel, Point, Scatter, Shade};
-pub use text::{format_duration, format_significant, list, millis, number, percent};
+pub use text::{
+    format_duration, format_rounded, format_significant, list, millis, number, percent, DURATION_DIGITS,
+};
 pub use value::Value;
 
 /// A report in the common shape.
