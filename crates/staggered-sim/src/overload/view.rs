@@ -270,8 +270,12 @@ mod tests {
         assert!(chart.panels.iter().all(|panel| panel.y.range == Some((0.0, top))));
         assert_eq!(top, 2100.0 * 1.08);
         let panel = &chart.panels[0];
-        assert_eq!(panel.lines[0].points[2], (5.0, 500.0), "the capacity halves at the trigger");
+        assert_eq!(panel.lines[2].points[2], (5.0, 500.0), "the capacity halves at the trigger");
         assert_eq!(panel.lines[1].points[0], (0.5, 700.0), "a count in the middle of its second");
+        // Goodput often equals the arrivals: an area under them, not a line.
+        let first = f64::from(fixtures::report().rows()[0].series.goodput[0]);
+        assert_eq!((panel.bands[0].name.as_str(), panel.bands[0].boxes[0].high), ("goodput", first));
+        assert_eq!((panel.bands[0].boxes[0].from, panel.bands[0].boxes[0].to), (0.0, 1.0), "its second");
         assert_eq!(panel.shades[0].from, 5.0);
     }
 }

@@ -226,11 +226,15 @@ mod tests {
         assert!(chart.panels.iter().all(|panel| panel.y.range == Some((0.0, top))));
         assert_eq!(top, 2395.0 * 1.08);
         let panel = &chart.panels[1];
-        assert_eq!(panel.lines[0].points, [(0.0, 500.0), (20.0, 500.0)]);
-        assert_eq!(panel.lines[2].points[0], (0.5, 2395.0));
+        assert_eq!(panel.lines[0].points[0], (0.5, 2395.0));
+        // The limit is drawn last, dashed, over the goodput's area, which
+        // reaches up to it when every attempt the limit lets through
+        // succeeds; the offered load is dashed over the attempts.
         assert_eq!(
-            panel.lines.iter().map(|l| l.name.as_str()).collect::<Vec<_>>(),
-            ["rate limit", "offered load", "attempts sent", "goodput"]
+            panel.lines.iter().map(|l| (l.name.as_str(), l.dash)).collect::<Vec<_>>(),
+            [("attempts sent", Dash::Solid), ("offered load", Dash::Long), ("rate limit", Dash::Long)]
         );
+        assert_eq!(panel.lines[2].points, [(0.0, 500.0), (20.0, 500.0)]);
+        assert_eq!(panel.bands[0].name, "goodput");
     }
 }
