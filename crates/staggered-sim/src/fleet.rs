@@ -11,7 +11,7 @@ use staggered::{Backoff, FastRng, Limits, Rng, Strategy};
 use crate::experiment::{ensure, parallel, Invalid, Progress};
 use crate::units::SECOND;
 use crate::values::{named, Jitter, List, Named, Span};
-use crate::view::{Axis, Chart, Color, Dash, Layout, Line, Panel, Shade};
+use crate::view::{Axis, Band, BandBox, Chart, Color, Dash, Layout, Line, Panel, Shade};
 
 /// The longest run: a day of simulated time (the per-second series are
 /// kept in memory).
@@ -352,10 +352,17 @@ pub(crate) fn backoff_line(backoff: &Backoff) -> (&'static str, String) {
 }
 
 /// A chart of a panel per policy over a run of `end` seconds: per second,
-/// the offered load, the attempts reaching the server (`arrivals`, in its
-/// palette color) and the goodput, behind the `reference` line (what the
-/// server can take) and `shades`; every panel on one scale, from 0 to past
-/// the highest count and the reference.
+/// the goodput as a light area, the attempts reaching the server
+/// (`arrivals`, in its palette color) as a line, and the offered load
+/// dashed over it, under the `reference` line (what the server can take)
+/// and over `shades`; every panel on one scale, from 0 to past the highest
+/// count and the reference.
+///
+/// The three measures are often equal (without retries every operation
+/// arrives once; while the server keeps up every one succeeds), so each is
+/// drawn so that it shows on the others: the goodput's area under the
+/// lines, the offered load's dashes over the arrivals' line, and the
+/// reference, thin, over all.
 pub(crate) fn chart<'a>(
     end: f64,
     reference: &Line,
@@ -367,29 +374,43 @@ pub(crate) fn chart<'a>(
         panels.clone().flat_map(|(_, s)| s.offered.iter().chain(&s.arrivals).chain(&s.goodput).copied());
     let limit = reference.points.iter().map(|&(_, y)| y).fold(0.0, f64::max);
     let top = counts.map(f64::from).fold(limit, f64::max).max(1.0) * 1.08;
-    // A count per second, in the middle of its second (of what is left of
-    // the last, shorter one).
-    let line = |(name, color): (&str, usize), counts: &[u32]| {
-        let middle = |i: usize| (i as f64 + (i as f64 + 1.0).min(end)) / 2.0;
+    // Second i spans i to i + 1 (what is left of the last, shorter one); a
+    // count is drawn in its middle.
+    let second = |i: usize| (i as f64, (i as f64 + 1.0).min(end));
+    let line = |(name, color): (&str, usize), dash: Dash, counts: &[u32]| {
+        let middle = |i: usize| (second(i).0 + second(i).1) / 2.0;
         let points = counts.iter().enumerate().map(|(i, &n)| (middle(i), f64::from(n))).collect();
-        Line { name: name.to_owned(), points, color: Color::Series(color), markers: false, dash: Dash::Solid }
+        Line { name: name.to_owned(), points, color: Color::Series(color), markers: false, dash }
+    };
+    let goodput = |counts: &[u32]| Band {
+        name: "goodput".to_owned(),
+        color: GOODPUT,
+        boxes: counts
+            .iter()
+            .enumerate()
+            .map(|(i, &n)| BandBox { from: second(i).0, to: second(i).1, low: 0.0, high: f64::from(n) })
+            .collect(),
     };
     let panels = panels.map(|(title, s)| Panel {
         title,
         x: Axis::linear("seconds since the run began").over(0.0, end),
         y: Axis::linear("per second").over(0.0, top),
         lines: vec![
+            line(arrivals, Dash::Solid, &s.arrivals),
+            line(("offered load", OFFERED), Dash::Long, &s.offered),
             reference.clone(),
-            line(("offered load", 0), &s.offered),
-            line(arrivals, &s.arrivals),
-            line(("goodput", 4), &s.goodput),
         ],
         shades: shades.to_vec(),
-        bands: Vec::new(),
+        bands: vec![goodput(&s.goodput)],
         scatters: Vec::new(),
     });
     Chart { layout: Layout::Stacked, panels: panels.collect() }
 }
+
+/// The palette colors of the offered load (blue) and the goodput (green);
+/// the scenarios draw the arrivals in red.
+const OFFERED: usize = 0;
+const GOODPUT: usize = 4;
 
 /// The schedule both scenarios retry by, by default: full jitter from the
 /// `interactive` preset's base (100 ms) under a 1 s cap, 3 attempts (the

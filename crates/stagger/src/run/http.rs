@@ -72,10 +72,7 @@ impl Response {
         text.truncate(text.trim_end().len());
         match self.hint() {
             Some(Hint::After(wait)) => {
-                text.push_str(&format!(
-                    ", server asked for {}",
-                    crate::duration::format_significant(wait, 4)
-                ));
+                text.push_str(&format!(", server asked for {}", crate::duration::format_rounded(wait)));
             }
             Some(Hint::Never) => text.push_str(", server said not to retry"),
             None => {}

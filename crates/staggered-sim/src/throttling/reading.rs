@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use super::{ThrottlingParams, ThrottlingReport, ThrottlingRow};
 use crate::fleet::Policy;
-use crate::view::{format_significant, number};
+use crate::view::{format_rounded, number};
 
 /// Goodputs closer than this (a fraction: 0.05 percentage points) are the
 /// same for the reading.
@@ -205,9 +205,10 @@ fn more_or_less(change: f64) -> &'static str {
     }
 }
 
-/// Seconds as a person reads them, to three significant digits: `92ms`, `13.9s`.
+/// Seconds as a person reads them, rounded as every computed duration is
+/// ([`format_rounded`]): `92ms`, `13.94s`.
 pub(super) fn seconds(secs: f64) -> String {
-    format_significant(Duration::try_from_secs_f64(secs).unwrap_or(Duration::ZERO), 3)
+    format_rounded(Duration::try_from_secs_f64(secs).unwrap_or(Duration::ZERO))
 }
 
 /// Rows shared by the reading's and the view's tests: the default run's
@@ -291,8 +292,8 @@ mod tests {
                  of them throttled, for a goodput of 50.96%.",
                 "adaptive throttled 1.54% of its attempts, 51.1 times fewer than retry (78.72%), with the same \
                  goodput (50.96%). Over the last half of the run its clients sent 508 attempts a second, 1.5% \
-                 above the limit. The price is waiting at the clients: operations waited 13.9s at the median \
-                 and 34.9s at the 99th percentile (retry: 92ms and 274ms), and 29342 operations were still \
+                 above the limit. The price is waiting at the clients: operations waited 13.94s at the median \
+                 and 34.95s at the 99th percentile (retry: 92ms and 274ms), and 29342 operations were still \
                  waiting or in flight at the end.",
             ]
         );

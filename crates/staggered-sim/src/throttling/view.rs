@@ -189,7 +189,7 @@ mod tests {
         assert_eq!(adaptive[1], Value::Float(0.0154));
         assert_eq!(adaptive[4], Value::Float(13.939));
         let cells: Vec<String> = view.tables[0].rows[3].iter().map(Value::to_string).collect();
-        assert_eq!(cells, ["adaptive", "1.54%", "50.96%", "0.52", "13.9s", "34.9s", "508/s", "0", "29342"]);
+        assert_eq!(cells, ["adaptive", "1.54%", "50.96%", "0.52", "13.94s", "34.95s", "508/s", "0", "29342"]);
         let names: Vec<&str> = view.parameters.iter().map(|(name, _)| name.as_str()).collect();
         assert_eq!(names, ["scenario", "policies", "load", "server", "backoff", "retry quota", "limiter"]);
         assert_eq!(
@@ -226,11 +226,15 @@ mod tests {
         assert!(chart.panels.iter().all(|panel| panel.y.range == Some((0.0, top))));
         assert_eq!(top, 2395.0 * 1.08);
         let panel = &chart.panels[1];
-        assert_eq!(panel.lines[0].points, [(0.0, 500.0), (20.0, 500.0)]);
-        assert_eq!(panel.lines[2].points[0], (0.5, 2395.0));
+        assert_eq!(panel.lines[0].points[0], (0.5, 2395.0));
+        // The limit is drawn last, dashed, over the goodput's area, which
+        // reaches up to it when every attempt the limit lets through
+        // succeeds; the offered load is dashed over the attempts.
         assert_eq!(
-            panel.lines.iter().map(|l| l.name.as_str()).collect::<Vec<_>>(),
-            ["rate limit", "offered load", "attempts sent", "goodput"]
+            panel.lines.iter().map(|l| (l.name.as_str(), l.dash)).collect::<Vec<_>>(),
+            [("attempts sent", Dash::Solid), ("offered load", Dash::Long), ("rate limit", Dash::Long)]
         );
+        assert_eq!(panel.lines[2].points, [(0.0, 500.0), (20.0, 500.0)]);
+        assert_eq!(panel.bands[0].name, "goodput");
     }
 }
