@@ -194,6 +194,11 @@ pub struct LimitsConfig {
     /// Cut each attempt after this long (async drivers); not zero.
     #[serde(default, skip_serializing_if = "Option::is_none", with = "opt_duration")]
     pub attempt_timeout: Option<Duration>,
+    /// The longest an attempt may wait for the rate limiter's token; a
+    /// longer wait stops with `token_wait_too_long` (default: up to the
+    /// deadline).
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "opt_duration")]
+    pub max_token_wait: Option<Duration>,
 }
 
 /// The `classification` section: which HTTP statuses and which exit codes
@@ -337,7 +342,8 @@ impl RetryConfig {
             .with_max_attempts(backoff.max_attempts())
             .with_deadline(limits.deadline.or(backoff.deadline()))
             .with_max_hint(Some(limits.max_hint.unwrap_or_else(|| backoff.delay_ceiling())))
-            .with_hint_jitter(limits.hint_jitter.unwrap_or(Limits::NONE.hint_jitter)))
+            .with_hint_jitter(limits.hint_jitter.unwrap_or(Limits::NONE.hint_jitter))
+            .with_max_token_wait(limits.max_token_wait))
     }
 
     /// The per-attempt timeout, for [`RetryPolicy::with_attempt_timeout`].
@@ -443,6 +449,9 @@ impl RetryConfig {
         // driver (the HTTP integrations honour longer hints).
         if let Some(max_hint) = self.limits.max_hint {
             policy = policy.with_max_hint(max_hint);
+        }
+        if let Some(max_token_wait) = self.limits.max_token_wait {
+            policy = policy.with_max_token_wait(max_token_wait);
         }
         if let Some(limiter) = self.rate_limiter()? {
             policy = policy.with_rate_limiter(limiter);
