@@ -6,6 +6,7 @@
 use std::time::Duration;
 
 use staggered::config::format_duration;
+use staggered::limiter::AdaptiveMode;
 use staggered::{Backoff, FastRng, Limits, Rng, Strategy};
 
 use crate::experiment::{ensure, parallel, Invalid, Progress};
@@ -55,11 +56,15 @@ pub enum Policy {
     /// [`AdaptiveLimiter`](staggered::limiter::AdaptiveLimiter) that every
     /// attempt, the first included, takes a token from before it is sent.
     Adaptive,
+    /// `adaptive-tracking`: `adaptive` with the limiter in its tracking
+    /// mode ([`AdaptiveMode::Tracking`](staggered::limiter::AdaptiveMode::Tracking)):
+    /// the rate follows what the server admitted.
+    Tracking,
 }
 
 impl Policy {
     /// The name: `no-retry`, `retry`, `retry+token-bucket`, `retry+ratio`,
-    /// `retry+throttle` or `adaptive`.
+    /// `retry+throttle`, `adaptive` or `adaptive-tracking`.
     pub const fn name(self) -> &'static str {
         match self {
             Policy::NoRetry => "no-retry",
@@ -68,6 +73,7 @@ impl Policy {
             Policy::Ratio => "retry+ratio",
             Policy::Throttle => "retry+throttle",
             Policy::Adaptive => "adaptive",
+            Policy::Tracking => "adaptive-tracking",
         }
     }
 
@@ -79,7 +85,16 @@ impl Policy {
 
     /// Whether the policy's attempts take tokens from an adaptive limiter.
     pub const fn has_limiter(self) -> bool {
-        matches!(self, Policy::Adaptive)
+        self.limiter_mode().is_some()
+    }
+
+    /// The mode of the policy's adaptive limiter, if it has one.
+    pub const fn limiter_mode(self) -> Option<AdaptiveMode> {
+        match self {
+            Policy::Adaptive => Some(AdaptiveMode::Aws),
+            Policy::Tracking => Some(AdaptiveMode::Tracking),
+            _ => None,
+        }
     }
 
     /// The decision limits of the policy: one attempt for `no-retry`, else
@@ -100,6 +115,7 @@ impl Named for Policy {
         Policy::Ratio,
         Policy::Throttle,
         Policy::Adaptive,
+        Policy::Tracking,
     ];
     const KIND: &'static str = "policy";
 
@@ -393,7 +409,12 @@ mod tests {
             assert_eq!(policy.name().to_uppercase().parse::<Policy>(), Ok(policy));
         }
         let budgeted: Vec<_> = Policy::ALL.iter().filter(|p| p.has_budget()).map(|p| p.name()).collect();
-        assert_eq!(budgeted, ["retry+token-bucket", "retry+ratio", "retry+throttle", "adaptive"]);
+        assert_eq!(
+            budgeted,
+            ["retry+token-bucket", "retry+ratio", "retry+throttle", "adaptive", "adaptive-tracking"]
+        );
+        let limited: Vec<_> = Policy::ALL.iter().filter_map(|p| p.limiter_mode()).collect();
+        assert_eq!(limited, [AdaptiveMode::Aws, AdaptiveMode::Tracking]);
     }
 
     #[test]
