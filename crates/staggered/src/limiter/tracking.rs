@@ -72,8 +72,9 @@ impl Tracking {
         }
         let elapsed = now - self.start;
         let enough = self.responses >= MIN_RESPONSES || self.throttles >= MIN_THROTTLES;
-        // `!(a >= b)` rather than `a < b`: a NaN elapsed closes nothing.
-        if !(elapsed >= WINDOW) || !enough {
+        // A NaN elapsed closes nothing.
+        let long_enough = elapsed.partial_cmp(&WINDOW).is_some_and(|order| order.is_ge());
+        if !long_enough || !enough {
             return None;
         }
         let sending = self.responses as f64 / elapsed;
