@@ -133,13 +133,19 @@ fn every_response_is_reported_and_a_throttle_turns_the_limiter_on() {
     assert_eq!(limiter.metrics().throttles, 4, "three more throttled attempts");
 }
 
-#[test]
-fn a_wait_for_a_token_that_would_pass_the_deadline_stops_with_the_deadline() {
+/// A limiter throttled with nothing measured, at the floor of 0.5 tokens a
+/// second (one every 2 s), its bucket empty.
+fn at_the_floor() -> (AdaptiveLimiter<MockClock>, MockClock) {
     let clock = MockClock::new();
     let limiter = AdaptiveLimiter::builder().build_with_clock(clock.clone()).unwrap();
-    // Throttled with nothing measured: the floor, 0.5 tokens a second.
     limiter.record_response(true);
     while limiter.try_acquire().is_ok() {}
+    (limiter, clock)
+}
+
+#[test]
+fn a_wait_for_a_token_that_would_pass_the_deadline_stops_with_the_deadline() {
+    let (limiter, clock) = at_the_floor();
     let policy = RetryPolicy::new(backoff())
         .classify(classify)
         .with_deadline(Duration::from_secs(1))
@@ -174,11 +180,7 @@ fn a_wait_for_a_token_that_would_pass_the_deadline_stops_with_the_deadline() {
 
 #[test]
 fn a_wait_for_a_token_past_max_token_wait_sheds_the_operation_with_its_own_reason() {
-    let clock = MockClock::new();
-    let limiter = AdaptiveLimiter::builder().build_with_clock(clock.clone()).unwrap();
-    // Throttled with nothing measured: the floor, one token every 2 s.
-    limiter.record_response(true);
-    while limiter.try_acquire().is_ok() {}
+    let (limiter, clock) = at_the_floor();
     let policy = RetryPolicy::new(backoff())
         .classify(classify)
         .with_max_token_wait(Duration::from_secs(1))
