@@ -18,6 +18,7 @@
 //!     deadline = "10s"
 //!     max_hint = "1m"
 //!     attempt_timeout = "1.5s"
+//!     max_token_wait = "1s"         # shed an attempt that would wait longer for a token
 //!
 //!     [classification]
 //!     stop_statuses = [501]
@@ -29,6 +30,7 @@
 //!
 //!     [rate_limiter]                # the AWS SDKs' adaptive mode; {} for the defaults
 //!     min_rate = 1.0
+//!     mode = "tracking"             # or follow the rate the server admitted
 //!
 //!     [hedging]                     # for async calls: a second copy after the p95
 //!     percentile = 0.95
@@ -36,10 +38,14 @@
 //! let backoff = config.backoff()?;
 //! assert_eq!((backoff.strategy(), backoff.base()), (Strategy::Full, Duration::from_millis(250)));
 //! assert_eq!(config.limits()?.deadline, Some(Duration::from_secs(10)));
+//! assert_eq!(config.limits()?.max_token_wait, Some(Duration::from_secs(1)));
+//! let limiter = config.rate_limiter()?.expect("a [rate_limiter] table");
+//! assert_eq!(limiter.config().mode(), staggered::limiter::AdaptiveMode::Tracking);
 //! assert_eq!(config.classification.status_kind(501), Some(ErrorKind::Permanent));
 //! // A RetryPolicy with everything the file says: limits, status lists,
 //! // budget and, for async operations and the HTTP integrations, the timeout.
 //! let policy = config.async_policy()?;
+//! assert_eq!(policy.limits().max_token_wait, Some(Duration::from_secs(1)));
 //! assert_eq!(policy.classifier().http().status_kind(501), Some(ErrorKind::Permanent));
 //! assert!(policy.rate_limiter().and_then(|limiter| limiter.metrics()).is_some_and(|m| !m.enabled));
 //! // A blocking call cannot be cut: the timeout is refused, not dropped.
