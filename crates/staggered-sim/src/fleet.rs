@@ -6,6 +6,7 @@
 use std::time::Duration;
 
 use staggered::config::format_duration;
+use staggered::limiter::AdaptiveMode;
 use staggered::{Backoff, FastRng, Limits, Rng, Strategy};
 
 use crate::experiment::{ensure, parallel, Invalid, Progress};
@@ -56,6 +57,10 @@ pub enum Policy {
     /// [`AdaptiveLimiter`](staggered::limiter::AdaptiveLimiter) that every
     /// attempt, the first included, takes a token from before it is sent.
     Adaptive,
+    /// `adaptive-tracking`: `adaptive` with the limiter in its tracking
+    /// mode ([`AdaptiveMode::Tracking`](staggered::limiter::AdaptiveMode::Tracking)):
+    /// the rate follows what the server admitted.
+    Tracking,
     /// `hedge`: a copy of the request after a fixed delay without an
     /// answer, the first success wins ([`staggered::Hedging::after`]).
     Hedge,
@@ -70,8 +75,8 @@ pub enum Policy {
 
 impl Policy {
     /// The name: `no-retry`, `retry`, `retry+token-bucket`, `retry+ratio`,
-    /// `retry+throttle`, `adaptive`, `hedge`, `hedge+learned` or
-    /// `hedge+ratio`.
+    /// `retry+throttle`, `adaptive`, `adaptive-tracking`, `hedge`,
+    /// `hedge+learned` or `hedge+ratio`.
     pub const fn name(self) -> &'static str {
         match self {
             Policy::NoRetry => "no-retry",
@@ -80,6 +85,7 @@ impl Policy {
             Policy::Ratio => "retry+ratio",
             Policy::Throttle => "retry+throttle",
             Policy::Adaptive => "adaptive",
+            Policy::Tracking => "adaptive-tracking",
             Policy::Hedge => "hedge",
             Policy::HedgeLearned => "hedge+learned",
             Policy::HedgeRatio => "hedge+ratio",
@@ -100,7 +106,16 @@ impl Policy {
 
     /// Whether the policy's attempts take tokens from an adaptive limiter.
     pub const fn has_limiter(self) -> bool {
-        matches!(self, Policy::Adaptive)
+        self.limiter_mode().is_some()
+    }
+
+    /// The mode of the policy's adaptive limiter, if it has one.
+    pub const fn limiter_mode(self) -> Option<AdaptiveMode> {
+        match self {
+            Policy::Adaptive => Some(AdaptiveMode::Aws),
+            Policy::Tracking => Some(AdaptiveMode::Tracking),
+            _ => None,
+        }
     }
 
     /// The decision limits of the policy: one attempt for `no-retry`, else
@@ -121,6 +136,7 @@ impl Named for Policy {
         Policy::Ratio,
         Policy::Throttle,
         Policy::Adaptive,
+        Policy::Tracking,
         Policy::Hedge,
         Policy::HedgeLearned,
         Policy::HedgeRatio,
@@ -440,10 +456,12 @@ mod tests {
         let budgeted: Vec<_> = Policy::ALL.iter().filter(|p| p.has_budget()).map(|p| p.name()).collect();
         assert_eq!(
             budgeted,
-            ["retry+token-bucket", "retry+ratio", "retry+throttle", "adaptive", "hedge+ratio"]
+            ["retry+token-bucket", "retry+ratio", "retry+throttle", "adaptive", "adaptive-tracking", "hedge+ratio"]
         );
         let hedging: Vec<_> = Policy::ALL.iter().filter(|p| p.hedges()).map(|p| p.name()).collect();
         assert_eq!(hedging, ["hedge", "hedge+learned", "hedge+ratio"]);
+        let limited: Vec<_> = Policy::ALL.iter().filter_map(|p| p.limiter_mode()).collect();
+        assert_eq!(limited, [AdaptiveMode::Aws, AdaptiveMode::Tracking]);
     }
 
     #[test]

@@ -579,7 +579,7 @@ mod throttling {
     use super::{stagger, stdout_of, temp_path};
 
     /// The policies, in the order of the output.
-    const POLICIES: [&str; 4] = ["no-retry", "retry", "retry+token-bucket", "adaptive"];
+    const POLICIES: [&str; 5] = ["no-retry", "retry", "retry+token-bucket", "adaptive", "adaptive-tracking"];
 
     /// The small fleet's options.
     const SMALL: [&str; 8] =
@@ -629,7 +629,7 @@ mod throttling {
         assert!(csv.starts_with(
             "policy,throttled_fraction,goodput,attempts_per_operation,wait_p50,wait_p99,send_rate,operations,"
         ));
-        assert_eq!(csv.lines().count(), 5);
+        assert_eq!(csv.lines().count(), 6);
     }
 
     #[test]
@@ -704,8 +704,8 @@ mod throttling {
             (&["--clients", "10,20"], "'--clients <N>': must be a whole number"),
             (&["--clients", "0"], "invalid value for --clients: invalid clients 0"),
             (
-                &["--timeout", "1s"],
-                "--timeout is an option of --scenario overload and hedging; it does not apply to --scenario throttling",
+                &["--max-token-wait", "0s"],
+                "invalid value for --max-token-wait: invalid max_token_wait 0s: must be from 1ms to 24h",
             ),
             (&["--runs", "3"], "--runs is an option of --scenario contention"),
             (&["--base", "5"], "'--base <DUR>': missing unit after 5"),

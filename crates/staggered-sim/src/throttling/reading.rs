@@ -48,6 +48,7 @@ fn reading(config: &ThrottlingParams, rows: &[ThrottlingRow]) -> Vec<String> {
         retries(config, find(Policy::NoRetry), retry),
         find(Policy::TokenBucket).map(standard),
         find(Policy::Adaptive).map(|adaptive| adaptive_mode(config, adaptive, retry)),
+        find(Policy::Tracking).map(|tracking| adaptive_mode(config, tracking, retry)),
     ]
     .into_iter()
     .flatten()
@@ -180,6 +181,13 @@ fn adaptive_mode(config: &ThrottlingParams, row: &ThrottlingRow, retry: Option<&
     if let Some(retry) = retry {
         cost += &format!(" (retry: {} and {})", seconds(retry.wait_p50), seconds(retry.wait_p99));
     }
+    if row.shed > 0 {
+        cost += &format!(
+            "; {} operations ({} of those offered) were shed rather than wait longer for a token",
+            row.shed,
+            percent(row.shed as f64 / row.operations.max(1) as f64)
+        );
+    }
     if row.unfinished > 0 {
         cost += &format!(", and {} operations were still waiting or in flight at the end", row.unfinished);
     }
@@ -242,6 +250,8 @@ pub(crate) mod fixtures {
             succeeded: (operations as f64 * goodput) as u64,
             refused,
             unfinished,
+            shed: 0,
+            late: 0,
             series: Series {
                 offered: vec![1000; 20],
                 arrivals: vec![(1000.0 * apo) as u32; 20],

@@ -27,13 +27,33 @@
 //!
 //! The result: a throttled fleet settles near the rate the server admits
 //! instead of hammering it and retrying the rejections.
+//!
+//! # Two modes
+//! The above is [`AdaptiveMode::Aws`], the default. With a few clients each
+//! sending a large share of the limit, its deep cuts and slow regrowth
+//! leave the fleet well below the limit; [`AdaptiveMode::Tracking`]
+//! ([`AdaptiveLimiterBuilder::with_mode`]) measures instead what share of
+//! its attempts the server admitted, a second or more at a time, and sends
+//! just below that, probing up by a twentieth while nothing is throttled.
+//!
+//! # Bounded waiting
+//! Once on, an attempt waits for its token as long as it takes, up to the
+//! policy's deadline. A client that offers more than the server admits
+//! then queues without bound: give the policy a
+//! [`max_token_wait`](crate::RetryPolicy::with_max_token_wait) and an
+//! attempt that would wait longer stops with
+//! [`StopReason::TokenWaitTooLong`](crate::StopReason::TokenWaitTooLong),
+//! shedding the work at once instead of late.
 
 mod adaptive;
 mod bucket;
 mod cubic;
 mod meter;
+mod mode;
+mod tracking;
 
 pub use adaptive::{AdaptiveLimiter, AdaptiveLimiterBuilder, LimiterMetrics};
+pub use mode::{AdaptiveMode, UnknownMode};
 
 use core::time::Duration;
 

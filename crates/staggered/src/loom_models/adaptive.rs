@@ -6,7 +6,7 @@ use core::time::Duration;
 use loom::thread;
 
 use super::{explore, ModelClock};
-use crate::limiter::{AdaptiveLimiter, LimiterMetrics, RateLimit};
+use crate::limiter::{AdaptiveLimiter, AdaptiveMode, LimiterMetrics, RateLimit};
 
 /// Checks what every snapshot promises: a fill rate at or above the floor,
 /// a bucket within its capacity, and a limiter on exactly when a throttle
@@ -73,9 +73,19 @@ fn tokens_are_neither_created_nor_lost() {
 /// and has counted it once.
 #[test]
 fn the_first_throttle_turns_it_on_once() {
-    explore("adaptive::first_throttle", None, || {
+    first_throttle("adaptive::first_throttle", AdaptiveMode::Aws);
+}
+
+/// The same in the tracking mode, whose first throttle starts its window.
+#[test]
+fn the_first_throttle_turns_the_tracking_mode_on_once() {
+    first_throttle("adaptive::first_throttle_tracking", AdaptiveMode::Tracking);
+}
+
+fn first_throttle(name: &str, mode: AdaptiveMode) {
+    explore(name, None, move || {
         let clock = ModelClock::at(Duration::from_millis(250));
-        let limiter = AdaptiveLimiter::builder().build_with_clock(clock.clone()).unwrap();
+        let limiter = AdaptiveLimiter::builder().with_mode(mode).build_with_clock(clock.clone()).unwrap();
         let success = {
             let limiter = limiter.clone();
             thread::spawn(move || limiter.record_response(false))
