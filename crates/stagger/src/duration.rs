@@ -5,8 +5,8 @@
 //! [`staggered::config::format_duration`]), so a duration reads the same in
 //! an option and in a `--config` file. It reads the digits exactly, with no
 //! float rounding (`0.1s` is exactly 100 ms), and `parse(&format(d)) == Ok(d)`
-//! for every `Duration`. Rounding for tables and logs is the reports'
-//! ([`staggered_sim::view::format_significant`]).
+//! for every `Duration`. A duration a command computed is rounded in
+//! tables, notes and logs, all alike ([`staggered_sim::view::format_rounded`]).
 
 pub use staggered::config::{format_duration as format, parse_duration as parse};
-pub use staggered_sim::view::format_significant;
+pub use staggered_sim::view::format_rounded;

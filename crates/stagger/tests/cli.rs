@@ -64,18 +64,20 @@ mod schedule {
         // No attempt limit: the first 10 retries.
         assert_eq!(rows.len(), 10, "{text}");
         // Seed 002: retry_interval and randomized_interval [0.5x, 1.5x], in
-        // whole-millisecond intervals (the Java client truncates to ms).
+        // whole-millisecond intervals (the Java client truncates to ms:
+        // 1.687s, not 1.6875s), to four significant digits (the JSON keeps
+        // every one: see the golden schedule-google.json).
         let expected = [
             ["1", "500ms", "250ms", "500ms", "750ms"],
             ["2", "750ms", "375ms", "750ms", "1.125s"],
-            ["3", "1.125s", "562.5ms", "1.125s", "1.6875s"],
-            ["4", "1.687s", "843.5ms", "1.687s", "2.5305s"],
+            ["3", "1.125s", "562.5ms", "1.125s", "1.688s"],
+            ["4", "1.687s", "843.5ms", "1.687s", "2.531s"],
             ["5", "2.53s", "1.265s", "2.53s", "3.795s"],
-            ["6", "3.795s", "1.8975s", "3.795s", "5.6925s"],
+            ["6", "3.795s", "1.898s", "3.795s", "5.693s"],
             ["7", "5.692s", "2.846s", "5.692s", "8.538s"],
-            ["8", "8.538s", "4.269s", "8.538s", "12.807s"],
-            ["9", "12.807s", "6.4035s", "12.807s", "19.2105s"],
-            ["10", "19.21s", "9.605s", "19.21s", "28.815s"],
+            ["8", "8.538s", "4.269s", "8.538s", "12.81s"],
+            ["9", "12.81s", "6.404s", "12.81s", "19.21s"],
+            ["10", "19.21s", "9.605s", "19.21s", "28.82s"],
         ];
         for (row, want) in rows.iter().zip(expected) {
             assert_eq!(row, &want, "{text}");
@@ -89,7 +91,9 @@ mod schedule {
     fn attempts_override_the_preset_and_the_10_row_default() {
         let rows = table_rows(&stdout_of(&["schedule", "--preset", "google", "--attempts", "13"]));
         assert_eq!(rows.len(), 12);
-        assert_eq!(rows[11][1], "43.222s", "interval x(12), whole milliseconds");
+        assert_eq!(rows[11][1], "43.22s", "interval x(12), to four significant digits");
+        let json = json_of(&["--preset", "google", "--attempts", "13"]);
+        assert_eq!(json["retries"][11]["interval_ms"], 43222.0, "whole milliseconds");
     }
 
     #[test]
@@ -218,7 +222,7 @@ mod schedule {
             text.contains("| retry | interval | min | median | max |\n|---:|---:|---:|---:|---:|\n"),
             "{text}"
         );
-        assert!(text.contains("| 4 | 1.687s | 843.5ms | 1.687s | 2.5305s |"), "{text}");
+        assert!(text.contains("| 4 | 1.687s | 843.5ms | 1.687s | 2.531s |"), "{text}");
     }
 
     #[test]

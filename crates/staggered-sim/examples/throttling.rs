@@ -22,12 +22,21 @@ fn main() {
     let report = config.run().expect("valid parameters");
     let wall = start.elapsed();
     println!(
-        "{:<19} {:>9} {:>8} {:>7} {:>9} {:>9} {:>9} {:>8} {:>10}",
-        "policy", "throttled", "goodput", "att/op", "wait p50", "wait p99", "send/s", "refused", "unfinished"
+        "{:<19} {:>9} {:>8} {:>7} {:>9} {:>9} {:>9} {:>8} {:>8} {:>10}",
+        "policy",
+        "throttled",
+        "goodput",
+        "att/op",
+        "wait p50",
+        "wait p99",
+        "send/s",
+        "refused",
+        "shed",
+        "unfinished"
     );
     for row in report.rows() {
         println!(
-            "{:<19} {:>8.2}% {:>7.2}% {:>7.3} {:>8.3}s {:>8.3}s {:>9.1} {:>8} {:>10}",
+            "{:<19} {:>8.2}% {:>7.2}% {:>7.3} {:>8.3}s {:>8.3}s {:>9.1} {:>8} {:>8} {:>10}",
             row.policy.name(),
             100.0 * row.throttled_fraction,
             100.0 * row.goodput,
@@ -36,6 +45,7 @@ fn main() {
             row.wait_p99,
             row.send_rate,
             row.refused,
+            row.shed,
             row.unfinished,
         );
     }

@@ -86,20 +86,32 @@ pub enum Scenario {
     /// calls and completion time, and those that do the work of full jitter
     /// in the time of decorrelated jitter.
     Frontier,
+    /// Clients hedge their requests to a server whose service time has a
+    /// long tail, from light load to beyond its capacity: no retries, a
+    /// retry after a per-attempt timeout, hedging at a fixed delay, at a
+    /// learned percentile, or under a budget.
+    Hedging,
 }
 
 impl Scenario {
     /// Every scenario, in this order.
-    pub const ALL: [Scenario; 4] =
-        [Scenario::Contention, Scenario::Overload, Scenario::Throttling, Scenario::Frontier];
+    pub const ALL: [Scenario; 5] = [
+        Scenario::Contention,
+        Scenario::Overload,
+        Scenario::Throttling,
+        Scenario::Frontier,
+        Scenario::Hedging,
+    ];
 
-    /// The name: `contention`, `overload`, `throttling` or `frontier`.
+    /// The name: `contention`, `overload`, `throttling`, `frontier` or
+    /// `hedging`.
     pub const fn name(self) -> &'static str {
         match self {
             Scenario::Contention => "contention",
             Scenario::Overload => "overload",
             Scenario::Throttling => "throttling",
             Scenario::Frontier => "frontier",
+            Scenario::Hedging => "hedging",
         }
     }
 }

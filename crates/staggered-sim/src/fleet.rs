@@ -1,17 +1,18 @@
-//! What the overload and throttling scenarios share: a fleet whose
-//! operations arrive as a Poisson stream and retry by one schedule under a
-//! [`Policy`], counted second by second into a [`Series`], one panel per
-//! policy in the chart.
+//! What the overload, throttling and hedging scenarios share: a fleet whose
+//! operations arrive as a Poisson stream and retry by one schedule (or
+//! hedge) under a [`Policy`], counted second by second into a [`Series`],
+//! one panel per policy in the chart.
 
 use std::time::Duration;
 
 use staggered::config::format_duration;
+use staggered::limiter::AdaptiveMode;
 use staggered::{Backoff, FastRng, Limits, Rng, Strategy};
 
 use crate::experiment::{ensure, parallel, Invalid, Progress};
 use crate::units::SECOND;
 use crate::values::{named, Jitter, List, Named, Span};
-use crate::view::{Axis, Chart, Color, Dash, Layout, Line, Panel, Shade};
+use crate::view::{Axis, Band, BandBox, Chart, Color, Dash, Layout, Line, Panel, Shade};
 
 /// The longest run: a day of simulated time (the per-second series are
 /// kept in memory).
@@ -24,7 +25,8 @@ pub const MAX_ATTEMPTS: f64 = 1e9;
 
 /// How a fleet retries: not at all, by the schedule alone, or by the
 /// schedule under one of the library's budgets or with the AWS SDKs'
-/// adaptive limiter. Each scenario compares the policies its story needs.
+/// adaptive limiter; or how it hedges. Each scenario compares the policies
+/// its story needs.
 ///
 /// ```
 /// use staggered_sim::Policy;
@@ -55,16 +57,31 @@ pub enum Policy {
     /// [`AdaptiveLimiter`](staggered::limiter::AdaptiveLimiter) that every
     /// attempt, the first included, takes a token from before it is sent.
     Adaptive,
+    /// `adaptive-tracking`: `adaptive` with the limiter in its tracking
+    /// mode ([`AdaptiveMode::Tracking`](staggered::limiter::AdaptiveMode::Tracking)):
+    /// the rate follows what the server admitted.
+    Tracking,
     /// `adaptive+headers`: the adaptive mode whose limiter is also told the
     /// quota the server announces in its rate-limit headers
     /// ([`AdaptiveLimiter::announce`](staggered::limiter::AdaptiveLimiter::announce)),
     /// in the throttling scenario with `announce` on.
     AdaptiveHeaders,
+    /// `hedge`: a copy of the request after a fixed delay without an
+    /// answer, the first success wins ([`staggered::Hedging::after`]).
+    Hedge,
+    /// `hedge+learned`: a copy after a percentile of the latencies seen so
+    /// far ([`staggered::Hedging::at_percentile`]).
+    HedgeLearned,
+    /// `hedge+ratio`: `hedge` with every copy but the first paid from a
+    /// ratio budget ([`staggered::RatioBudget`]), on the simulation's
+    /// virtual clock.
+    HedgeRatio,
 }
 
 impl Policy {
     /// The name: `no-retry`, `retry`, `retry+token-bucket`, `retry+ratio`,
-    /// `retry+throttle`, `adaptive` or `adaptive+headers`.
+    /// `retry+throttle`, `adaptive`, `adaptive-tracking`, `adaptive+headers`,
+    /// `hedge`, `hedge+learned` or `hedge+ratio`.
     pub const fn name(self) -> &'static str {
         match self {
             Policy::NoRetry => "no-retry",
@@ -73,24 +90,43 @@ impl Policy {
             Policy::Ratio => "retry+ratio",
             Policy::Throttle => "retry+throttle",
             Policy::Adaptive => "adaptive",
+            Policy::Tracking => "adaptive-tracking",
             Policy::AdaptiveHeaders => "adaptive+headers",
+            Policy::Hedge => "hedge",
+            Policy::HedgeLearned => "hedge+learned",
+            Policy::HedgeRatio => "hedge+ratio",
         }
     }
 
-    /// Whether the policy retries under a budget (the adaptive mode under
-    /// the standard mode's token bucket).
+    /// Whether the policy retries or hedges under a budget (the adaptive
+    /// mode under the standard mode's token bucket).
     pub const fn has_budget(self) -> bool {
-        !matches!(self, Policy::NoRetry | Policy::Retry)
+        !matches!(self, Policy::NoRetry | Policy::Retry | Policy::Hedge | Policy::HedgeLearned)
+    }
+
+    /// Whether the policy hedges: sends copies of a slow request rather
+    /// than retrying a failed one.
+    pub const fn hedges(self) -> bool {
+        matches!(self, Policy::Hedge | Policy::HedgeLearned | Policy::HedgeRatio)
     }
 
     /// Whether the policy's attempts take tokens from an adaptive limiter.
     pub const fn has_limiter(self) -> bool {
-        matches!(self, Policy::Adaptive | Policy::AdaptiveHeaders)
+        self.limiter_mode().is_some()
     }
 
     /// Whether the policy's limiter reads the quota the server announces.
     pub const fn reads_headers(self) -> bool {
         matches!(self, Policy::AdaptiveHeaders)
+    }
+
+    /// The mode of the policy's adaptive limiter, if it has one.
+    pub const fn limiter_mode(self) -> Option<AdaptiveMode> {
+        match self {
+            Policy::Adaptive | Policy::AdaptiveHeaders => Some(AdaptiveMode::Aws),
+            Policy::Tracking => Some(AdaptiveMode::Tracking),
+            _ => None,
+        }
     }
 
     /// The decision limits of the policy: one attempt for `no-retry`, else
@@ -111,7 +147,11 @@ impl Named for Policy {
         Policy::Ratio,
         Policy::Throttle,
         Policy::Adaptive,
+        Policy::Tracking,
         Policy::AdaptiveHeaders,
+        Policy::Hedge,
+        Policy::HedgeLearned,
+        Policy::HedgeRatio,
     ];
     const KIND: &'static str = "policy";
 
@@ -340,10 +380,17 @@ pub(crate) fn backoff_line(backoff: &Backoff) -> (&'static str, String) {
 }
 
 /// A chart of a panel per policy over a run of `end` seconds: per second,
-/// the offered load, the attempts reaching the server (`arrivals`, in its
-/// palette color) and the goodput, behind the `reference` line (what the
-/// server can take) and `shades`; every panel on one scale, from 0 to past
-/// the highest count and the reference.
+/// the goodput as a light area, the attempts reaching the server
+/// (`arrivals`, in its palette color) as a line, and the offered load
+/// dashed over it, under the `reference` line (what the server can take)
+/// and over `shades`; every panel on one scale, from 0 to past the highest
+/// count and the reference.
+///
+/// The three measures are often equal (without retries every operation
+/// arrives once; while the server keeps up every one succeeds), so each is
+/// drawn so that it shows on the others: the goodput's area under the
+/// lines, the offered load's dashes over the arrivals' line, and the
+/// reference, thin, over all.
 pub(crate) fn chart<'a>(
     end: f64,
     reference: &Line,
@@ -355,29 +402,43 @@ pub(crate) fn chart<'a>(
         panels.clone().flat_map(|(_, s)| s.offered.iter().chain(&s.arrivals).chain(&s.goodput).copied());
     let limit = reference.points.iter().map(|&(_, y)| y).fold(0.0, f64::max);
     let top = counts.map(f64::from).fold(limit, f64::max).max(1.0) * 1.08;
-    // A count per second, in the middle of its second (of what is left of
-    // the last, shorter one).
-    let line = |(name, color): (&str, usize), counts: &[u32]| {
-        let middle = |i: usize| (i as f64 + (i as f64 + 1.0).min(end)) / 2.0;
+    // Second i spans i to i + 1 (what is left of the last, shorter one); a
+    // count is drawn in its middle.
+    let second = |i: usize| (i as f64, (i as f64 + 1.0).min(end));
+    let line = |(name, color): (&str, usize), dash: Dash, counts: &[u32]| {
+        let middle = |i: usize| (second(i).0 + second(i).1) / 2.0;
         let points = counts.iter().enumerate().map(|(i, &n)| (middle(i), f64::from(n))).collect();
-        Line { name: name.to_owned(), points, color: Color::Series(color), markers: false, dash: Dash::Solid }
+        Line { name: name.to_owned(), points, color: Color::Series(color), markers: false, dash }
+    };
+    let goodput = |counts: &[u32]| Band {
+        name: "goodput".to_owned(),
+        color: GOODPUT,
+        boxes: counts
+            .iter()
+            .enumerate()
+            .map(|(i, &n)| BandBox { from: second(i).0, to: second(i).1, low: 0.0, high: f64::from(n) })
+            .collect(),
     };
     let panels = panels.map(|(title, s)| Panel {
         title,
         x: Axis::linear("seconds since the run began").over(0.0, end),
         y: Axis::linear("per second").over(0.0, top),
         lines: vec![
+            line(arrivals, Dash::Solid, &s.arrivals),
+            line(("offered load", OFFERED), Dash::Long, &s.offered),
             reference.clone(),
-            line(("offered load", 0), &s.offered),
-            line(arrivals, &s.arrivals),
-            line(("goodput", 4), &s.goodput),
         ],
         shades: shades.to_vec(),
-        bands: Vec::new(),
+        bands: vec![goodput(&s.goodput)],
         scatters: Vec::new(),
     });
     Chart { layout: Layout::Stacked, panels: panels.collect() }
 }
+
+/// The palette colors of the offered load (blue) and the goodput (green);
+/// the scenarios draw the arrivals in red.
+const OFFERED: usize = 0;
+const GOODPUT: usize = 4;
 
 /// The schedule both scenarios retry by, by default: full jitter from the
 /// `interactive` preset's base (100 ms) under a 1 s cap, 3 attempts (the
@@ -407,8 +468,20 @@ mod tests {
         let budgeted: Vec<_> = Policy::ALL.iter().filter(|p| p.has_budget()).map(|p| p.name()).collect();
         assert_eq!(
             budgeted,
-            ["retry+token-bucket", "retry+ratio", "retry+throttle", "adaptive", "adaptive+headers"]
+            [
+                "retry+token-bucket",
+                "retry+ratio",
+                "retry+throttle",
+                "adaptive",
+                "adaptive-tracking",
+                "adaptive+headers",
+                "hedge+ratio"
+            ]
         );
+        let hedging: Vec<_> = Policy::ALL.iter().filter(|p| p.hedges()).map(|p| p.name()).collect();
+        assert_eq!(hedging, ["hedge", "hedge+learned", "hedge+ratio"]);
+        let limited: Vec<_> = Policy::ALL.iter().filter_map(|p| p.limiter_mode()).collect();
+        assert_eq!(limited, [AdaptiveMode::Aws, AdaptiveMode::Tracking, AdaptiveMode::Aws]);
     }
 
     #[test]

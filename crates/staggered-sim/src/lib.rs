@@ -49,6 +49,13 @@
 //!   per client settles the fleet at the server's rate, turning throttles
 //!   into waits. [`ThrottlingParams`] and [`ThrottlingReport`]. It shares
 //!   with overload its [`Policy`] list and per-second [`Series`].
+//! - **hedging** (tail latency, as in "The Tail at Scale" and gRPC's
+//!   hedging): a server whose service time has a long tail, with a
+//!   concurrency limit and a queue, offered from light load to beyond its
+//!   capacity. At light load a copy of a slow request after a learned
+//!   percentile cuts the 99.9th percentile many times for a few percent
+//!   more requests; near the capacity unbudgeted copies cost goodput, and a
+//!   budget bounds them. [`HedgingParams`] and [`HedgingReport`].
 //! - **frontier** (a search on the contention experiment): sweeps the
 //!   parameters of families of the library's schedules and reports, per
 //!   client count, the candidates no other beats on both measures and those
@@ -73,7 +80,8 @@
 //! ([`units`]: one unit is one millisecond of `Duration`). Every run seeds
 //! its generators from its own coordinates (contention: seed, client
 //! count, strategy, run index; overload: seed, stream, policy, operation;
-//! throttling: seed, client, operation), runs are spread over threads with
+//! throttling: seed, client, operation; hedging: seed, load, operation,
+//! copy), runs are spread over threads with
 //! `std::thread::scope`, and their results are combined in a fixed order: a
 //! report is bit-identical for the same parameters on any number of
 //! threads.
@@ -95,6 +103,7 @@ mod engine;
 mod experiment;
 mod fleet;
 pub mod frontier;
+pub mod hedging;
 pub mod overload;
 mod plain;
 mod rng;
@@ -112,6 +121,7 @@ pub use contention::{
 pub use engine::Engine;
 pub use experiment::{Experiment, Invalid, Present, Progress, Scenario, Work};
 pub use fleet::{Policy, Series, MAX_ATTEMPTS, MAX_DURATION};
+pub use hedging::{HedgingParams, HedgingReport, HedgingRow, MAX_HEDGING_OPERATIONS, MAX_HEDGING_TOTAL};
 pub use overload::{OverloadParams, OverloadReport, OverloadRow, MAX_OPERATIONS};
 pub use schedule::{
     Median, RetryRow, SampledStats, Samples, Sampling, SamplingError, ScheduleComparison, ScheduleQuery,

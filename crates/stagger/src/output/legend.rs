@@ -6,20 +6,22 @@ use std::ops::Range;
 use plotters::coord::Shift;
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
-use staggered_sim::view::{Color as Tone, Line, Panel, Scatter};
+use staggered_sim::view::{Color as Tone, Line, Marker, Panel, Scatter};
 
 use super::svg::{
-    band_style, dashes, fill, stroke, LABEL_FONT, LEGEND_HEIGHT, MARGIN, PALETTE, ROW_HEIGHT, SHADE_OPACITY,
-    WIDTH, Y_LABEL_AREA,
+    band_style, dashes, marker, stroke, LABEL_FONT, LEGEND_HEIGHT, MARGIN, PALETTE, ROW_HEIGHT,
+    SHADE_OPACITY, WIDTH, Y_LABEL_AREA,
 };
 
 /// About how much of the plotting area of one of `panels` panels side by
-/// side a legend of `lines` and named `scatters` covers, as fractions of
-/// its width and height. plotters estimates a character as 0.56 of the
-/// font size wide; the rest is its padding and the sample line.
-pub fn legend_box(lines: &[Line], scatters: &[Scatter], panels: usize) -> (f64, f64) {
+/// side the legend of `panel` (its named lines, bands and scatters) covers,
+/// as fractions of its width and height. plotters estimates a character as
+/// 0.56 of the font size wide; the rest is its padding and the sample line.
+pub fn legend_box(panel: &Panel, panels: usize) -> (f64, f64) {
     let font = f64::from(LABEL_FONT);
-    let names = lines.iter().map(|line| &line.name).chain(named(scatters).map(|s| &s.name));
+    let lines = panel.lines.iter().map(|line| &line.name);
+    let bands = panel.bands.iter().map(|band| &band.name);
+    let names = lines.chain(bands).chain(panel.scatters.iter().map(|s| &s.name)).filter(|n| !n.is_empty());
     let (count, longest) =
         names.fold((0, 0), |(n, longest), name| (n + 1, longest.max(name.chars().count())));
     let width = 64.0 + 0.56 * font * longest as f64;
@@ -27,11 +29,6 @@ pub fn legend_box(lines: &[Line], scatters: &[Scatter], panels: usize) -> (f64, 
     let plot_width = f64::from(WIDTH) / panels.max(1) as f64 - f64::from(2 * MARGIN + Y_LABEL_AREA);
     let plot_height = f64::from(ROW_HEIGHT - 2 * MARGIN - 48 - 24) - 6.0;
     (width / plot_width, height / plot_height)
-}
-
-/// The scatters that have a legend entry.
-pub fn named(scatters: &[Scatter]) -> impl Iterator<Item = &Scatter> {
-    scatters.iter().filter(|scatter| !scatter.name.is_empty())
 }
 
 /// The corner of the plotting area where a legend of `size` (fractions of
@@ -89,12 +86,12 @@ enum Sample {
     /// A filled box, for a band or a shade.
     Box(ShapeStyle),
     /// A marker, for a scatter.
-    Marker(ShapeStyle),
+    Marker(Marker, Tone),
 }
 
 /// The legend strip above stacked panels: a sample and a name for every
-/// line, scatter, band and shade of the panels, each name once; series
-/// first, then references, then scatters, bands and shades.
+/// named line, scatter, band and shade of the panels, each name once;
+/// series first, then references, then scatters, bands and shades.
 pub fn strip(area: &DrawingArea<SVGBackend<'_>, Shift>, panels: &[Panel]) -> anyhow::Result<()> {
     let mut entries: Vec<(&str, Sample)> = Vec::new();
     let lines = panels.iter().flat_map(|panel| &panel.lines);
@@ -103,8 +100,8 @@ pub fn strip(area: &DrawingArea<SVGBackend<'_>, Shift>, panels: &[Panel]) -> any
     for line in series.chain(references) {
         entries.push((&line.name, Sample::Line(stroke(line.color), dashes(line.dash))));
     }
-    for scatter in panels.iter().flat_map(|panel| named(&panel.scatters)) {
-        entries.push((&scatter.name, Sample::Marker(fill(scatter.color))));
+    for scatter in panels.iter().flat_map(|panel| &panel.scatters) {
+        entries.push((&scatter.name, Sample::Marker(scatter.marker, scatter.color)));
     }
     for band in panels.iter().flat_map(|panel| &panel.bands) {
         entries.push((&band.name, Sample::Box(band_style(band).0)));
@@ -115,7 +112,7 @@ pub fn strip(area: &DrawingArea<SVGBackend<'_>, Shift>, panels: &[Panel]) -> any
     }
     let mut seen = Vec::new();
     entries.retain(|(name, _)| {
-        !seen.contains(name) && {
+        !name.is_empty() && !seen.contains(name) && {
             seen.push(*name);
             true
         }
@@ -130,7 +127,7 @@ pub fn strip(area: &DrawingArea<SVGBackend<'_>, Shift>, panels: &[Panel]) -> any
             Sample::Line(style, Some((dash, gap))) => {
                 area.draw(&DashedPathElement::new([(x, y), (x + 24, y)], dash, gap, style))?
             }
-            Sample::Marker(style) => area.draw(&Circle::new((x + 12, y), 4, style))?,
+            Sample::Marker(shape, color) => area.draw(&marker(shape, (x + 12, y), color))?,
         }
         area.draw(&Text::new(name, (x + 30, y - (LABEL_FONT / 2) as i32), font.clone()))?;
         x += 30 + (0.56 * f64::from(LABEL_FONT) * name.chars().count() as f64) as i32 + 28;
@@ -141,7 +138,7 @@ pub fn strip(area: &DrawingArea<SVGBackend<'_>, Shift>, panels: &[Panel]) -> any
 #[cfg(test)]
 mod tests {
     use super::*;
-    use staggered_sim::view::{Dash, Point};
+    use staggered_sim::view::{Axis, Dash, Marker, Point};
 
     fn line(points: &[(f64, f64)]) -> Line {
         Line {
@@ -166,13 +163,30 @@ mod tests {
         assert_eq!(corner(&high, &[], &x, &y, false, size), SeriesLabelPosition::LowerRight);
         // Points in the upper left, where a rising line leaves room, move it.
         let point = |x, y| Point { x, y, label: None };
-        let crowd =
-            Scatter { name: String::new(), color: Tone::Series(1), points: vec![point(0.1, 0.9); 40] };
+        let crowd = Scatter {
+            name: String::new(),
+            color: Tone::Series(1),
+            marker: Marker::Circle,
+            points: vec![point(0.1, 0.9); 40],
+        };
         let crowded = [crowd];
         assert_eq!(corner(&rising, &crowded, &x, &y, false, size), SeriesLabelPosition::LowerRight);
         // An unnamed scatter takes no room in the legend; a named one does.
-        assert_eq!(legend_box(&rising, &crowded, 1), legend_box(&rising, &[], 1));
+        let panel = |lines: &[Line], scatters: &[Scatter]| Panel {
+            title: String::new(),
+            x: Axis::linear("x"),
+            y: Axis::linear("y"),
+            lines: lines.to_vec(),
+            shades: Vec::new(),
+            bands: Vec::new(),
+            scatters: scatters.to_vec(),
+        };
+        let alone = legend_box(&panel(&rising, &[]), 1);
+        assert_eq!(legend_box(&panel(&rising, &crowded), 1), alone);
         let named = [Scatter { name: "candidates".into(), ..crowded[0].clone() }];
-        assert!(legend_box(&rising, &named, 1).1 > legend_box(&rising, &[], 1).1);
+        assert!(legend_box(&panel(&rising, &named), 1).1 > alone.1);
+        let mut unnamed = rising.clone();
+        unnamed[1].name.clear();
+        assert!(legend_box(&panel(&unnamed, &[]), 1).1 < alone.1, "an unnamed line has no entry");
     }
 }

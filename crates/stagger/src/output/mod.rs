@@ -9,6 +9,7 @@
 //! touch the outside world.
 
 mod axis;
+mod band;
 mod csv;
 mod legend;
 mod markup;

@@ -11,11 +11,12 @@ use std::ops::Range;
 use anyhow::anyhow;
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::coord::Shift;
-use plotters::element::DashedPathElement;
+use plotters::element::{DashedPathElement, DynElement};
 use plotters::prelude::*;
-use staggered_sim::view::{Band, Chart, Color as Tone, Dash, Layout, Panel};
+use staggered_sim::view::{Band, BandBox, Chart, Color as Tone, Dash, Layout, Marker, Panel, PALETTE_LEN};
 
-use super::axis::{range, tick};
+use super::axis::{log_ticks, range, tick};
+use super::band::{outline, runs};
 use super::legend::{corner, legend_box, strip};
 
 /// The chart's width in pixels.
@@ -41,8 +42,9 @@ const LABELLED_MARKER: u32 = 5;
 /// How opaque a band's boxes are: light enough for the lines over them.
 pub const BAND_OPACITY: f64 = 0.3;
 
-/// The series' colors, in order (Tableau 10), repeating past ten.
-pub const PALETTE: [RGBColor; 10] = [
+/// The series' colors, in order (Tableau 10), repeating past ten; the
+/// simulator names each strategy's and policy's by its place here.
+pub const PALETTE: [RGBColor; PALETTE_LEN] = [
     RGBColor(0x4e, 0x79, 0xa7),
     RGBColor(0xf2, 0x8e, 0x2b),
     RGBColor(0xe1, 0x57, 0x59),
@@ -133,6 +135,27 @@ pub fn fill(color: Tone) -> ShapeStyle {
     ShapeStyle { filled: true, stroke_width: 1, ..stroke(color) }
 }
 
+/// A marker of `shape` at the pixel `at`, in `color`: a dot of radius
+/// [`MARKER`], or a cross, triangle or open square a little larger, so that
+/// one drawn on a dot still shows around it. On a chart, it is drawn at a
+/// point as `EmptyElement::at(point) + marker(shape, (0, 0), color)`.
+pub fn marker<DB: DrawingBackend>(
+    shape: Marker,
+    at: (i32, i32),
+    color: Tone,
+) -> DynElement<'static, DB, (i32, i32)> {
+    let r = MARKER as i32;
+    let line = ShapeStyle { filled: false, stroke_width: 2, ..stroke(color) };
+    match shape {
+        Marker::Circle => Circle::new(at, MARKER, fill(color)).into_dyn(),
+        Marker::Cross => Cross::new(at, r + 2, line).into_dyn(),
+        Marker::Triangle => TriangleMarker::new(at, r + 3, fill(color)).into_dyn(),
+        Marker::Square => {
+            Rectangle::new([(at.0 - r - 1, at.1 - r - 1), (at.0 + r + 1, at.1 + r + 1)], line).into_dyn()
+        }
+    }
+}
+
 /// A dashed pattern's dash and gap, in pixels; `None` for a solid line.
 pub fn dashes(dash: Dash) -> Option<(u32, u32)> {
     match dash {
@@ -167,7 +190,8 @@ fn draw(
     let x = range(&panel.x, xs, false);
     let y = range(&panel.y, ys, true);
     if panel.y.log {
-        plot(area, panel, style, (x, y.clone(), (y.start..y.end).log_scale()), legend, x_label)
+        let coord = (y.start..y.end).log_scale().with_key_points(log_ticks(&y));
+        plot(area, panel, style, (x, y.clone(), coord), legend, x_label)
     } else {
         plot(area, panel, style, (x, y.clone(), y), legend, x_label)
     }
@@ -187,6 +211,9 @@ where
     Y::CoordDescType: ValueFormatter<f64>,
 {
     let y_desc = format!("{}{}", panel.y.label, if panel.y.log { " (log scale)" } else { "" });
+    // A log scale has no 0: a value at or below its bottom (a delay of 0,
+    // a box from 0) is drawn at the bottom.
+    let fit = |(px, py): (f64, f64)| (px, if panel.y.log { py.max(y.start) } else { py });
     let mut chart = ChartBuilder::on(area)
         .caption(&panel.title, ("sans-serif", style.title_font))
         .margin(style.margin)
@@ -214,23 +241,36 @@ where
     }
     for band in &panel.bands {
         let (fill, edge) = band_style(band);
-        let corners = |b: &staggered_sim::view::BandBox| [(b.from, b.low), (b.to, b.high)];
-        let series = chart.draw_series(band.boxes.iter().map(|b| Rectangle::new(corners(b), fill)))?;
-        if legend.is_some() {
+        // A box alone is a rectangle; touching boxes are one area.
+        let runs = runs(&band.boxes);
+        let area = |run: &[BandBox]| outline(run).into_iter().map(fit).collect::<Vec<_>>();
+        let corners = |b: &BandBox| [fit((b.from, b.low)), fit((b.to, b.high))];
+        let series = chart.draw_series(runs.iter().map(|run| match run {
+            [b] => Rectangle::new(corners(b), fill).into_dyn(),
+            _ => Polygon::new(area(run), fill).into_dyn(),
+        }))?;
+        if legend.is_some() && !band.name.is_empty() {
             series
                 .label(&band.name)
                 .legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 24, y + 6)], fill));
         }
-        chart.draw_series(band.boxes.iter().map(|b| Rectangle::new(corners(b), edge)))?;
+        chart.draw_series(runs.iter().map(|run| match run {
+            [b] => Rectangle::new(corners(b), edge).into_dyn(),
+            _ => {
+                let mut closed = area(run);
+                closed.push(closed[0]);
+                PathElement::new(closed, edge).into_dyn()
+            }
+        }))?;
     }
     for line in &panel.lines {
         let stroke = stroke(line.color);
-        let points = line.points.iter().copied();
+        let points = line.points.iter().copied().map(fit);
         let series = match dashes(line.dash) {
             None => chart.draw_series(LineSeries::new(points, stroke))?,
             Some((dash, gap)) => chart.draw_series(DashedLineSeries::new(points, dash, gap, stroke))?,
         };
-        if legend.is_some() {
+        if legend.is_some() && !line.name.is_empty() {
             let dash = dashes(line.dash);
             series.label(&line.name).legend(move |(x, y)| match dash {
                 None => PathElement::new([(x, y), (x + 24, y)], stroke).into_dyn(),
@@ -241,15 +281,17 @@ where
         }
         if line.markers {
             let fill = fill(line.color);
-            chart.draw_series(line.points.iter().map(|&point| Circle::new(point, MARKER, fill)))?;
+            chart.draw_series(line.points.iter().map(|&point| Circle::new(fit(point), MARKER, fill)))?;
         }
     }
     for scatter in &panel.scatters {
-        let fill = fill(scatter.color);
+        let (fill, shape, color) = (fill(scatter.color), scatter.marker, scatter.color);
         let plain = scatter.points.iter().filter(|p| p.label.is_none());
-        let series = chart.draw_series(plain.map(|p| Circle::new((p.x, p.y), MARKER, fill)))?;
+        let at =
+            |p: &staggered_sim::view::Point| EmptyElement::at(fit((p.x, p.y))) + marker(shape, (0, 0), color);
+        let series = chart.draw_series(plain.map(at))?;
         if legend.is_some() && !scatter.name.is_empty() {
-            series.label(&scatter.name).legend(move |(x, y)| Circle::new((x + 12, y), MARKER + 1, fill));
+            series.label(&scatter.name).legend(move |(x, y)| marker(shape, (x + 12, y), color));
         }
         // A labelled point: a larger marker, its label above and to the right.
         let font = ("sans-serif", LABEL_FONT).into_font();
@@ -257,14 +299,14 @@ where
         chart.draw_series(scatter.points.iter().filter_map(|p| {
             let label = p.label.clone()?;
             Some(
-                EmptyElement::at((p.x, p.y))
+                EmptyElement::at(fit((p.x, p.y)))
                     + Circle::new((0, 0), LABELLED_MARKER, fill)
                     + Text::new(label, offset, font.clone()),
             )
         }))?;
     }
     if let Some(panels) = legend {
-        let size = legend_box(&panel.lines, &panel.scatters, panels);
+        let size = legend_box(panel, panels);
         let corner = corner(&panel.lines, &panel.scatters, &x, &y, panel.y.log, size);
         chart
             .configure_series_labels()
@@ -280,7 +322,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use staggered_sim::view::{Axis, BandBox, Line, Point, Scatter, Shade};
+    use staggered_sim::view::{Axis, Line, Point, Scatter, Shade};
 
     /// Whether `svg` has a `<text>` element of exactly `text`.
     fn has_text(svg: &str, text: &str) -> bool {
@@ -397,11 +439,13 @@ mod tests {
             Scatter {
                 name: "candidates".into(),
                 color: Tone::Series(2),
+                marker: Marker::Circle,
                 points: vec![point(1.0, 2.0, None), point(2.0, 1.0, None)],
             },
             Scatter {
                 name: String::new(),
                 color: Tone::Reference,
+                marker: Marker::Circle,
                 points: vec![point(1.5, 1.5, Some("full"))],
             },
         ];

@@ -84,14 +84,11 @@ impl Response {
             Some(Hint::After(wait)) if self.waits_for_reset => {
                 text.push_str(&format!(
                     ", quota spent until its reset in {}",
-                    crate::duration::format_significant(wait, 4)
+                    crate::duration::format_rounded(wait)
                 ));
             }
             Some(Hint::After(wait)) => {
-                text.push_str(&format!(
-                    ", server asked for {}",
-                    crate::duration::format_significant(wait, 4)
-                ));
+                text.push_str(&format!(", server asked for {}", crate::duration::format_rounded(wait)));
             }
             Some(Hint::Never) => text.push_str(", server said not to retry"),
             None => {}

@@ -139,7 +139,7 @@ pub fn retry_line(format: LogFormat, record: &RetryRecord<'_>) -> String {
             "stagger: {} failed ({}); retrying in {}",
             attempt_of(record.attempt, record.max_attempts),
             printable(&message),
-            duration::format_significant(record.delay, 4)
+            duration::format_rounded(record.delay)
         ),
         LogFormat::Json => json(&RetryJson {
             event: "retry_attempt",
@@ -212,7 +212,7 @@ fn printable(text: &str) -> String {
 /// Why the retrying stopped, in words: the library's, with what the
 /// record knows added (the signal, the refused wait, the hint).
 fn reason(record: &GiveUpRecord<'_>) -> String {
-    let format = |d| duration::format_significant(d, 4);
+    let format = duration::format_rounded;
     match (record.reason, record.signal, record.refused) {
         (StopReason::Cancelled, Some(signal), _) => format!("cancelled by {}", signals::name(signal)),
         (StopReason::Deadline, _, Some(Refused { wait, time_left })) if !time_left.is_zero() => format!(

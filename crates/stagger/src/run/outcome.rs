@@ -148,10 +148,10 @@ impl Outcome {
                 format!("killed by SIGKILL: it had not ended on {}", signals::name(signal))
             }
             Outcome::TimedOut(TimeLimit { after, cut: Cut::AttemptTimeout }) => {
-                format!("timed out after {}", duration::format_significant(after, 4))
+                format!("timed out after {}", duration::format_rounded(after))
             }
             Outcome::TimedOut(TimeLimit { after, cut: Cut::Deadline }) => {
-                format!("stopped at the deadline after {}", duration::format_significant(after, 4))
+                format!("stopped at the deadline after {}", duration::format_rounded(after))
             }
             Outcome::TerminalStop(signal) => format!(
                 "stopped by {} on reading or setting up the terminal, which it cannot do in its own \

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, Context};
 use serde::{Deserialize, Serialize};
 use staggered_sim::frontier::FrontierParams;
-use staggered_sim::{ContentionParams, OverloadParams, Scenario, ThrottlingParams};
+use staggered_sim::{ContentionParams, HedgingParams, OverloadParams, Scenario, ThrottlingParams};
 
 use super::flags::Params;
 use crate::exit::UsageError;
@@ -36,6 +36,8 @@ pub struct Experiment {
     throttling: Option<ThrottlingParams>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     frontier: Option<FrontierParams>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    hedging: Option<HedgingParams>,
 }
 
 /// The section of the parameters `P` in a file.
@@ -62,6 +64,11 @@ impl Section for ThrottlingParams {
 impl Section for FrontierParams {
     fn section(file: &mut Experiment) -> &mut Option<Self> {
         &mut file.frontier
+    }
+}
+impl Section for HedgingParams {
+    fn section(file: &mut Experiment) -> &mut Option<Self> {
+        &mut file.hedging
     }
 }
 
@@ -105,6 +112,7 @@ impl Loaded {
             (Scenario::Overload, e.overload.is_some()),
             (Scenario::Throttling, e.throttling.is_some()),
             (Scenario::Frontier, e.frontier.is_some()),
+            (Scenario::Hedging, e.hedging.is_some()),
         ];
         let mut sections = present.into_iter().filter(|&(_, present)| present);
         match (sections.next(), sections.next()) {

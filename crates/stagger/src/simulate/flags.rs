@@ -13,7 +13,7 @@
 use clap::parser::ValueSource;
 use clap::{Arg, ArgMatches, Args, Command, FromArgMatches};
 use staggered_sim::frontier::FrontierParams;
-use staggered_sim::{ContentionParams, OverloadParams, Scenario, ThrottlingParams};
+use staggered_sim::{ContentionParams, HedgingParams, OverloadParams, Scenario, ThrottlingParams};
 
 /// A scenario's parameters, as flags and as the section of a file.
 pub trait Params: staggered_sim::Experiment + Args + FromArgMatches + serde::Serialize + Default {
@@ -32,6 +32,9 @@ impl Params for ThrottlingParams {
 }
 impl Params for FrontierParams {
     const SCENARIO: Scenario = Scenario::Frontier;
+}
+impl Params for HedgingParams {
+    const SCENARIO: Scenario = Scenario::Hedging;
 }
 
 /// The flag of field `field`: `--arrival-rate` for `arrival_rate`.
@@ -58,6 +61,7 @@ fn scenario_args(scenario: Scenario) -> (Vec<Arg>, toml::Table) {
         Scenario::Overload => of::<OverloadParams>(),
         Scenario::Throttling => of::<ThrottlingParams>(),
         Scenario::Frontier => of::<FrontierParams>(),
+        Scenario::Hedging => of::<HedgingParams>(),
     }
 }
 

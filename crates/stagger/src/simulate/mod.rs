@@ -17,7 +17,9 @@ use std::path::PathBuf;
 use anyhow::{anyhow, Context};
 use staggered_sim::frontier::FrontierParams;
 use staggered_sim::view::list;
-use staggered_sim::{ContentionParams, Invalid, OverloadParams, Present, Scenario, ThrottlingParams};
+use staggered_sim::{
+    ContentionParams, HedgingParams, Invalid, OverloadParams, Present, Scenario, ThrottlingParams,
+};
 
 use crate::exit::{Exit, UsageError};
 use crate::output::{self, Format};
@@ -53,7 +55,8 @@ pub struct SimulateArgs {
     /// load, server arrivals and goodput per second, one panel per policy.
     /// throttling: offered load, attempts sent, the rate limit and goodput
     /// per second, one panel per policy. frontier: calls against completion
-    /// time, one panel per client count.
+    /// time, one panel per client count. hedging: latency, attempts per
+    /// operation and goodput against the load, a line per policy.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
 
@@ -78,6 +81,7 @@ pub fn execute(args: &SimulateArgs) -> anyhow::Result<Exit> {
         Scenario::Overload => simulate::<OverloadParams>(args, file),
         Scenario::Throttling => simulate::<ThrottlingParams>(args, file),
         Scenario::Frontier => simulate::<FrontierParams>(args, file),
+        Scenario::Hedging => simulate::<HedgingParams>(args, file),
     }
 }
 

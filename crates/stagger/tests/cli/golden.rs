@@ -51,6 +51,14 @@ fn throttling_small_fleet() {
 }
 
 #[test]
+fn hedging_small_run() {
+    let small =
+        ["simulate", "--scenario", "hedging", "--loads", "0.1,0.9", "--operations", "5000", "--format"];
+    golden("hedging.csv", &[&small[..], &["csv"]].concat());
+    golden("hedging.json", &[&small[..], &["json"]].concat());
+}
+
+#[test]
 fn frontier_small_run() {
     let args = |format| {
         [

@@ -579,7 +579,7 @@ mod throttling {
     use super::{stagger, stdout_of, temp_path};
 
     /// The policies, in the order of the output.
-    const POLICIES: [&str; 4] = ["no-retry", "retry", "retry+token-bucket", "adaptive"];
+    const POLICIES: [&str; 5] = ["no-retry", "retry", "retry+token-bucket", "adaptive", "adaptive-tracking"];
 
     /// The small fleet's options.
     const SMALL: [&str; 8] =
@@ -629,7 +629,7 @@ mod throttling {
         assert!(csv.starts_with(
             "policy,throttled_fraction,goodput,attempts_per_operation,wait_p50,wait_p99,send_rate,operations,"
         ));
-        assert_eq!(csv.lines().count(), 5);
+        assert_eq!(csv.lines().count(), 6);
     }
 
     #[test]
@@ -704,8 +704,8 @@ mod throttling {
             (&["--clients", "10,20"], "'--clients <N>': must be a whole number"),
             (&["--clients", "0"], "invalid value for --clients: invalid clients 0"),
             (
-                &["--timeout", "1s"],
-                "--timeout is an option of --scenario overload; it does not apply to --scenario throttling",
+                &["--max-token-wait", "0s"],
+                "invalid value for --max-token-wait: invalid max_token_wait 0s: must be from 1ms to 24h",
             ),
             (&["--runs", "3"], "--runs is an option of --scenario contention"),
             (&["--base", "5"], "'--base <DUR>': missing unit after 5"),
@@ -723,5 +723,109 @@ mod throttling {
         assert_eq!(out.status.code(), Some(2));
         assert!(String::from_utf8_lossy(&out.stderr)
             .contains("--rate-limit is an option of --scenario throttling"));
+    }
+}
+
+/// `stagger simulate --scenario hedging`, at a light load and near the
+/// capacity with 5,000 operations each, a fraction of a second in debug.
+mod hedging {
+    use std::fs;
+
+    use serde_json::Value;
+
+    use super::{stagger, stdout_of, temp_path};
+
+    /// The policies, in the order of the output at each load.
+    const POLICIES: [&str; 5] = ["no-retry", "retry", "hedge", "hedge+learned", "hedge+ratio"];
+
+    /// `stagger simulate --scenario hedging` on the small run, with `extra` options.
+    fn hedging(extra: &[&str]) -> String {
+        let mut args =
+            vec!["simulate", "--scenario", "hedging", "--loads", "0.1,0.9", "--operations", "5000"];
+        args.extend_from_slice(extra);
+        stdout_of(&args)
+    }
+
+    #[test]
+    fn json_has_an_object_per_load_and_policy_and_csv_matches() {
+        let json: Value = serde_json::from_str(&hedging(&["--format", "json"])).expect("valid JSON");
+        let objects = json.as_array().expect("an array");
+        let keys: Vec<(f64, &str)> =
+            objects.iter().map(|o| (o["load"].as_f64().unwrap(), o["policy"].as_str().unwrap())).collect();
+        let expected: Vec<(f64, &str)> =
+            [0.1, 0.9].into_iter().flat_map(|load| POLICIES.map(|policy| (load, policy))).collect();
+        assert_eq!(keys, expected);
+        let (none, learned) = (&objects[0], &objects[3]);
+        let p999 = |o: &Value| o["latency_p999"].as_f64().unwrap();
+        assert!(p999(learned) * 5.0 <= p999(none), "{learned} against {none}");
+        // A percentile among the failed operations is null.
+        assert!(objects[6]["latency_p999"].is_null(), "{}", objects[6]);
+        let csv = hedging(&["--format", "csv"]);
+        assert!(csv
+            .starts_with("load,policy,latency_p50,latency_p99,latency_p999,attempts_per_operation,goodput,"));
+        assert_eq!(csv.lines().count(), 11);
+        assert!(csv.lines().nth(7).unwrap().starts_with("0.9,retry,,,,"), "{csv}");
+    }
+
+    #[test]
+    fn the_table_reads_the_figures_and_plot_draws_four_panels() {
+        let path = temp_path("hedging.svg");
+        let text = hedging(&["--plot", path.to_str().unwrap()]);
+        assert!(
+            text.starts_with("scenario      hedging: hedged requests on a server with a long tail"),
+            "{text}"
+        );
+        let prose = text.replace('\n', " ");
+        assert!(prose.contains("At 10% load, no-retry's p99.9 was 1.02s: "), "{text}");
+        assert!(prose.contains("At 90% load, near the capacity, hedge+ratio sent "), "{text}");
+        let svg = fs::read_to_string(&path).expect("the chart was written");
+        fs::remove_file(&path).ok();
+        for title in ["Median latency", "Goodput", "offered load, a fraction of the capacity"] {
+            assert!(svg.contains(title), "{title} missing");
+        }
+        for policy in POLICIES {
+            assert!(svg.contains(&format!(">\n{policy}\n</text>")), "{policy}'s line");
+        }
+    }
+
+    #[test]
+    fn options_of_no_effect_warn_and_bad_options_exit_2_naming_them() {
+        let out = stagger(&[
+            "simulate",
+            "--scenario",
+            "hedging",
+            "--loads",
+            "0.5",
+            "--operations",
+            "200",
+            "--policies",
+            "no-retry,hedge",
+            "--percentile",
+            "0.9",
+        ]);
+        assert!(out.status.success());
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            "warning: --percentile has no effect: hedge+learned is not among the policies\n"
+        );
+        let cases: [(&[&str], &str); 5] = [
+            (&["--loads", "0"], "invalid value for --loads: invalid load 0"),
+            (&["--hedge-attempts", "1"], "invalid value for --hedge-attempts: invalid hedge-attempts 1"),
+            (
+                &["--percentile", "1.5"],
+                "invalid value for --percentile: invalid percentile for hedge+learned",
+            ),
+            (&["--policies", "retry+ratio"], "invalid value for --policies: unknown policy \"retry+ratio\""),
+            (&["--clients", "3"], "--clients is an option of --scenario contention, throttling and frontier"),
+        ];
+        for (options, needle) in cases {
+            let mut args = vec!["simulate", "--scenario", "hedging"];
+            args.extend(options);
+            let out = stagger(&args);
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+            assert!(stderr.contains(needle), "{args:?}: {stderr}");
+            assert!(out.stdout.is_empty(), "{args:?}: nothing runs on bad options");
+        }
     }
 }

@@ -13,7 +13,7 @@ fn file(name: &str, text: &str) -> tempfile::TempPath {
 }
 
 /// Each scenario with parameters small enough for a debug build.
-const SMALL: [&[&str]; 4] = [
+const SMALL: [&[&str]; 5] = [
     &["--scenario", "contention", "--clients", "10,20", "--runs", "3", "--strategies", "none,full"],
     &["--scenario", "overload", "--duration", "20s", "--error-rate", "1%", "--bucket-capacity", "50"],
     &[
@@ -29,6 +29,7 @@ const SMALL: [&[&str]; 4] = [
         "10s",
     ],
     &["--scenario", "frontier", "--clients", "10", "--runs", "2", "--families", "smooth", "--scales", "1,2"],
+    &["--scenario", "hedging", "--loads", "0.2,1.1", "--operations", "2000", "--stall-rate", "2%"],
 ];
 
 #[test]
@@ -48,7 +49,7 @@ fn a_printed_experiment_runs_again_exactly() {
 
 #[test]
 fn every_scenario_s_defaults_print_and_read_back_unchanged() {
-    for scenario in ["contention", "overload", "throttling", "frontier"] {
+    for scenario in ["contention", "overload", "throttling", "frontier", "hedging"] {
         let printed = stdout_of(&["simulate", "--scenario", scenario, "--print-config"]);
         assert!(printed.starts_with(&format!("scenario = \"{scenario}\"\n\n[{scenario}]\n")), "{printed}");
         let path = file(scenario, &printed);

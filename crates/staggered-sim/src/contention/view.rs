@@ -115,18 +115,18 @@ impl ContentionReport {
     /// A panel per measure, a line per strategy through its means.
     fn chart(&self) -> Chart {
         let panels = MEASURES.iter().map(|m| {
-            let lines = self.config().strategies.iter().enumerate().map(|(i, &strategy)| {
+            let lines = self.config().strategies.iter().map(|&strategy| {
                 let points = self.rows().iter().filter(|row| row.strategy == strategy);
                 Line {
                     name: strategy.name().to_owned(),
                     points: points.map(|row| (f64::from(row.clients), (m.of)(row).mean)).collect(),
-                    color: Color::Series(i),
+                    color: Color::of(strategy.name()),
                     markers: true,
                     dash: Dash::Solid,
                 }
             });
             let y = format!("mean {}", m.label);
-            Panel {
+            let mut panel = Panel {
                 title: m.title.to_owned(),
                 x: Axis::linear("clients (N)"),
                 y: if m.log { Axis::log(y) } else { Axis::linear(y) },
@@ -134,7 +134,10 @@ impl ContentionReport {
                 shades: Vec::new(),
                 bands: Vec::new(),
                 scatters: Vec::new(),
-            }
+            };
+            // full and equal do about the same work: one line on the other.
+            panel.mark_coinciding();
+            panel
         });
         Chart { layout: Layout::SideBySide, panels: panels.collect() }
     }

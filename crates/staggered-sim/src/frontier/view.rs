@@ -8,13 +8,18 @@ use staggered::{Backoff, Strategy};
 use super::reading::change;
 use super::{Entry, FrontierReport, FrontierRow};
 use crate::view::{
-    self, list, number, percent, Axis, Band, BandBox, Chart, Color, Dash, Layout, Line, Panel, Point,
+    self, list, number, percent, Axis, Band, BandBox, Chart, Color, Dash, Layout, Line, Marker, Panel, Point,
     Scatter, Table, Value,
 };
 use crate::Present;
 
 /// The most panels in a row of the chart.
 const COLUMNS: usize = 3;
+
+/// The palette colors of the Pareto front (green) and of the target's box
+/// (yellow), apart from the families' (each its strategy's color).
+const FRONT: usize = 4;
+const TARGET: usize = 5;
 
 impl Present for FrontierReport {
     /// Records keep every digit, one per (client count, point): `clients,
@@ -248,8 +253,7 @@ impl FrontierReport {
             };
             let mut scatters: Vec<Scatter> = families
                 .iter()
-                .enumerate()
-                .map(|(i, &family)| {
+                .map(|&family| {
                     let members = rows
                         .iter()
                         .filter(|row| matches!(row.entry, Entry::Candidate(c) if c.family == family));
@@ -258,7 +262,8 @@ impl FrontierReport {
                     parameters.extend(family.reads_floor().then_some("floor"));
                     Scatter {
                         name: format!("{family}({})", parameters.join(", ")),
-                        color: Color::Series(i),
+                        color: Color::of(family.name()),
+                        marker: Marker::Circle,
                         points: members.map(|row| point(row, None)).collect(),
                     }
                 })
@@ -267,6 +272,7 @@ impl FrontierReport {
             scatters.push(Scatter {
                 name: String::new(),
                 color: Color::Reference,
+                marker: Marker::Circle,
                 points: references.map(|row| point(row, Some(row.entry.name()))).collect(),
             });
             let mut front: Vec<(f64, f64)> =
@@ -275,7 +281,7 @@ impl FrontierReport {
             let lines = vec![Line {
                 name: "Pareto front".to_owned(),
                 points: front,
-                color: Color::Series(families.len()),
+                color: Color::Series(FRONT),
                 markers: false,
                 dash: Dash::Long,
             }];
@@ -294,7 +300,7 @@ impl FrontierReport {
                         "target: calls <= full + {m}, time <= decorrelated + {m}",
                         m = percent(self.config().margin.0)
                     ),
-                    color: families.len() + 1,
+                    color: TARGET,
                     boxes: vec![BandBox {
                         from: x.0,
                         to: edge(decorrelated.time.mean * margin, x),

@@ -8,7 +8,7 @@ use staggered::config::format_duration;
 
 use super::{OverloadParams, OverloadReport, OverloadRow};
 use crate::fleet::Policy;
-use crate::view::{list, number as show, percent};
+use crate::view::{format_rounded, list, number as show, percent};
 
 /// The amplification a budget may let through once drained: a budget that
 /// holds it keeps the extra load to a quarter.
@@ -76,7 +76,7 @@ fn without_budget(
         sentences.push(match retry.recovery_time {
             Some(t) => format!(
                 "retry without a budget recovered {} after the trigger, at {} the offered load during it.",
-                format_duration(t),
+                format_rounded(t),
                 times(retry.amplification_trigger.unwrap_or(retry.amplification))
             ),
             None if arrival_rate >= capacity => format!(
@@ -107,7 +107,7 @@ fn without_budget(
     if let Some(no_retry) = no_retry {
         sentences.push(match no_retry.recovery_time {
             Some(t) => {
-                format!("Without retries the server recovered {} after the trigger.", format_duration(t))
+                format!("Without retries the server recovered {} after the trigger.", format_rounded(t))
             }
             None => "Without retries the server never recovered.".to_owned(),
         });
@@ -125,7 +125,7 @@ fn with_budgets(budgets: &[&OverloadRow]) -> Option<String> {
         budgets.iter().partition(|row| row.recovered);
     let latest = recovered.iter().copied().max_by_key(|row| row.recovery_time);
     let mut sentences = Vec::new();
-    let within = |row: &OverloadRow| row.recovery_time.map_or_else(String::new, format_duration);
+    let within = |row: &OverloadRow| row.recovery_time.map_or_else(String::new, format_rounded);
     match (&never[..], latest) {
         ([], Some(latest)) if budgets.len() == 1 => {
             sentences.push(format!("{} recovered {} after the trigger", latest.policy, within(latest)))

@@ -15,7 +15,7 @@ use staggered::config::format_duration;
 use super::reading::goodput;
 use super::{OverloadReport, OverloadRow};
 use crate::fleet::{self, Policy};
-use crate::view::{self, number, percent, Chart, Color, Dash, Line, Shade, Table, Value};
+use crate::view::{self, format_rounded, number, percent, Chart, Color, Dash, Line, Shade, Table, Value};
 use crate::Present;
 
 /// A column of the records: its key and its value in a row.
@@ -166,7 +166,7 @@ impl OverloadReport {
             table.push([
                 row.policy.name().into(),
                 goodput(row.goodput).into(),
-                row.recovery_time.map_or_else(|| "never".to_owned(), format_duration).into(),
+                row.recovery_time.map_or_else(|| "never".to_owned(), format_rounded).into(),
                 times(row.amplification_trigger),
                 times(row.amplification_after),
                 times(row.amplification_drained),
@@ -210,9 +210,9 @@ impl OverloadReport {
         let panels = self.rows().iter().map(|row| {
             let recovery = match row.recovery_time {
                 Some(t) if config.trigger().is_some() => {
-                    format!("recovered {} after the trigger", format_duration(t))
+                    format!("recovered {} after the trigger", format_rounded(t))
                 }
-                Some(t) => format!("goodput held from {}", format_duration(t)),
+                Some(t) => format!("goodput held from {}", format_rounded(t)),
                 None => "never recovered".to_owned(),
             };
             (format!("{}: goodput {}, {recovery}", row.policy, goodput(row.goodput)), &row.series)
@@ -270,8 +270,12 @@ mod tests {
         assert!(chart.panels.iter().all(|panel| panel.y.range == Some((0.0, top))));
         assert_eq!(top, 2100.0 * 1.08);
         let panel = &chart.panels[0];
-        assert_eq!(panel.lines[0].points[2], (5.0, 500.0), "the capacity halves at the trigger");
+        assert_eq!(panel.lines[2].points[2], (5.0, 500.0), "the capacity halves at the trigger");
         assert_eq!(panel.lines[1].points[0], (0.5, 700.0), "a count in the middle of its second");
+        // Goodput often equals the arrivals: an area under them, not a line.
+        let first = f64::from(fixtures::report().rows()[0].series.goodput[0]);
+        assert_eq!((panel.bands[0].name.as_str(), panel.bands[0].boxes[0].high), ("goodput", first));
+        assert_eq!((panel.bands[0].boxes[0].from, panel.bands[0].boxes[0].to), (0.0, 1.0), "its second");
         assert_eq!(panel.shades[0].from, 5.0);
     }
 }

@@ -1,26 +1,37 @@
 //! The chart of one or more schedules: per retry, the range of the delay
 //! (min to max) as a band, its median, the sampled p50, p90 and p99 when
 //! there are samples; and beside it the cumulative worst-case wait. Several
-//! schedules share the chart, each in its own color, their bands side by
-//! side within each retry.
+//! schedules share the chart, each in its strategy's color, their bands
+//! side by side within each retry. A panel whose values span more than
+//! [`LOG_SPAN`] is drawn on a log scale, so that the early retries are not
+//! flat against zero.
 
 use std::time::Duration;
 
 use super::{Median, SampledStats, ScheduleReport};
-use crate::view::{Axis, Band, BandBox, Chart, Color, Dash, Layout, Line, Panel};
+use crate::view::{
+    palette_color, Axis, Band, BandBox, Chart, Color, Dash, Layout, Line, Marker, Panel, Point, Scatter,
+};
 
 /// How much of the space between two retries the bands of one retry fill.
 const BAND_SPAN: f64 = 0.8;
 
-/// A sampled percentile: its name in the legend, its pattern, and where it
-/// is in a retry's statistics.
-type Percentile = (&'static str, Dash, fn(&SampledStats) -> Duration);
+/// The ratio of a panel's largest value to its smallest positive one above
+/// which its y axis is logarithmic: past one order of magnitude, the first
+/// retries of a linear axis would sit on zero.
+pub const LOG_SPAN: f64 = 10.0;
 
-/// The sampled percentiles, each dashed its own way in its strategy's color.
+/// A sampled percentile: its name in the legend, its marker, and where it
+/// is in a retry's statistics.
+type Percentile = (&'static str, Marker, fn(&SampledStats) -> Duration);
+
+/// The sampled percentiles, as markers of their own shape in their
+/// strategy's color: the p50's cross shows on the median's dot, where it
+/// usually is.
 const PERCENTILES: [Percentile; 3] = [
-    ("sampled p50", Dash::Long, |s| s.p50),
-    ("sampled p90", Dash::Short, |s| s.p90),
-    ("sampled p99", Dash::Dotted, |s| s.p99),
+    ("sampled p50", Marker::Cross, |s| s.p50),
+    ("sampled p90", Marker::Triangle, |s| s.p90),
+    ("sampled p99", Marker::Square, |s| s.p99),
 ];
 
 /// A unit to plot durations in: seconds, or milliseconds when every value
@@ -46,21 +57,34 @@ impl Unit {
     }
 }
 
-/// The chart of `reports`, one color per report. `None` without a retry
-/// to draw.
+/// The chart of `reports`, each in its strategy's color. `None` without a
+/// retry to draw.
 pub fn chart(reports: &[ScheduleReport]) -> Option<Chart> {
     let retries = reports.iter().map(|r| r.rows.len()).max().unwrap_or(0);
     if retries == 0 {
         return None;
     }
     let several = reports.len() > 1;
-    let name = |report: &ScheduleReport, what: &str| {
+    let strategy = |report: &ScheduleReport| report.backoff.strategy().name().to_owned();
+    // Several strategies: a legend entry each, its band's, named by the
+    // strategy (the title says what the boxes and lines are), rather than
+    // two each, which would cover the first retries; its percentiles, if
+    // sampled, by the strategy and the percentile.
+    let legend = |report: &ScheduleReport| {
         if several {
-            format!("{} {what}", report.backoff.strategy())
+            (strategy(report), String::new())
+        } else {
+            ("min to max".to_owned(), "median".to_owned())
+        }
+    };
+    let percentile_name = |report: &ScheduleReport, what: &str| {
+        if several {
+            format!("{} {what}", strategy(report))
         } else {
             what.to_owned()
         }
     };
+    let color = |report: &ScheduleReport| palette_color(report.backoff.strategy().name());
     let x = || {
         Axis::linear("retry r (the wait after attempt r fails)").integers().over(0.5, retries as f64 + 0.5)
     };
@@ -78,6 +102,7 @@ pub fn chart(reports: &[ScheduleReport]) -> Option<Chart> {
     let unit = Unit::up_to(largest);
     let mut bands = Vec::new();
     let mut lines = Vec::new();
+    let mut scatters = Vec::new();
     for (k, report) in reports.iter().enumerate() {
         let boxes = report.rows.iter().map(|row| {
             let middle = centre(k, row.retry);
@@ -88,43 +113,38 @@ pub fn chart(reports: &[ScheduleReport]) -> Option<Chart> {
                 high: unit.of(row.max),
             }
         });
-        bands.push(Band { name: name(report, "min to max"), color: k, boxes: boxes.collect() });
+        let (band, median_name) = legend(report);
+        bands.push(Band { name: band, color: color(report), boxes: boxes.collect() });
         let median = report.rows.iter().filter_map(|row| match row.median {
             Median::Exact(d) | Median::Estimated(d) => Some((centre(k, row.retry), unit.of(d))),
             Median::Unknown => None,
         });
         lines.push(Line {
-            name: name(report, "median"),
+            name: median_name,
             points: median.collect(),
-            color: Color::Series(k),
+            color: Color::Series(color(report)),
             markers: true,
             dash: Dash::Solid,
         });
         if report.samples.is_some() {
-            for (what, dash, of) in PERCENTILES {
-                let points = report
-                    .rows
-                    .iter()
-                    .filter_map(|row| row.sampled.map(|s| (centre(k, row.retry), unit.of(of(&s)))));
-                lines.push(Line {
-                    name: name(report, what),
+            for (what, marker, of) in PERCENTILES {
+                let points = report.rows.iter().filter_map(|row| {
+                    let s = row.sampled?;
+                    Some(Point { x: centre(k, row.retry), y: unit.of(of(&s)), label: None })
+                });
+                scatters.push(Scatter {
+                    name: percentile_name(report, what),
+                    color: Color::Series(color(report)),
+                    marker,
                     points: points.collect(),
-                    color: Color::Series(k),
-                    markers: false,
-                    dash,
                 });
             }
         }
     }
-    let delays = Panel {
-        title: "Delay before each retry".to_owned(),
-        x: x(),
-        y: Axis::linear(format!("delay in {}", unit.name)),
-        lines,
-        shades: Vec::new(),
-        bands,
-        scatters: Vec::new(),
-    };
+    let values = bands.iter().flat_map(|b| &b.boxes).flat_map(|b| [b.low, b.high]);
+    let y = y_axis(format!("delay in {}", unit.name), values);
+    let title = if several { "Delay before each retry: range and median" } else { "Delay before each retry" };
+    let delays = Panel { title: title.to_owned(), x: x(), y, lines, shades: Vec::new(), bands, scatters };
 
     let totals: Vec<Vec<Duration>> = reports
         .iter()
@@ -140,28 +160,51 @@ pub fn chart(reports: &[ScheduleReport]) -> Option<Chart> {
         })
         .collect();
     let unit = Unit::up_to(totals.iter().flatten().copied().max().unwrap_or_default());
-    let lines = reports.iter().zip(&totals).enumerate().map(|(k, (report, totals))| Line {
-        name: report.backoff.strategy().name().to_owned(),
-        points: report
-            .rows
-            .iter()
-            .zip(totals)
-            .map(|(row, &total)| (f64::from(row.retry), unit.of(total)))
-            .collect(),
-        color: Color::Series(k),
-        markers: true,
-        dash: Dash::Solid,
-    });
-    let worst = Panel {
+    let lines = reports
+        .iter()
+        .zip(&totals)
+        .map(|(report, totals)| Line {
+            name: strategy(report),
+            points: report
+                .rows
+                .iter()
+                .zip(totals)
+                .map(|(row, &total)| (f64::from(row.retry), unit.of(total)))
+                .collect(),
+            color: Color::Series(color(report)),
+            markers: true,
+            dash: Dash::Solid,
+        })
+        .collect::<Vec<Line>>();
+    let y = y_axis(
+        format!("sum of the largest delays in {}", unit.name),
+        lines.iter().flat_map(|line| &line.points).map(|&(_, y)| y),
+    );
+    let mut worst = Panel {
         title: "Worst-case total wait after each retry".to_owned(),
         x: x(),
-        y: Axis::linear(format!("sum of the largest delays in {}", unit.name)),
-        lines: lines.collect(),
+        y,
+        lines,
         shades: Vec::new(),
         bands: Vec::new(),
         scatters: Vec::new(),
     };
+    // Strategies with the same largest delays (full, equal) have the same.
+    worst.mark_coinciding();
     Some(Chart { layout: Layout::SideBySide, panels: vec![delays, worst] })
+}
+
+/// A y axis labelled `label` for `values`: logarithmic when the largest is
+/// more than [`LOG_SPAN`] times the smallest positive one.
+fn y_axis(label: String, values: impl Iterator<Item = f64>) -> Axis {
+    let (low, high) = values
+        .filter(|&v| v > 0.0)
+        .fold((f64::INFINITY, 0.0_f64), |(low, high), v| (low.min(v), high.max(v)));
+    if high > LOG_SPAN * low {
+        Axis::log(label)
+    } else {
+        Axis::linear(label)
+    }
 }
 
 #[cfg(test)]
@@ -204,18 +247,43 @@ mod tests {
         let reports = [report(Strategy::Full, Some(50)), report(Strategy::Equal, Some(50))];
         let chart = chart(&reports).unwrap();
         let delays = &chart.panels[0];
-        assert_eq!(delays.bands.iter().map(|b| b.color).collect::<Vec<_>>(), [0, 1]);
-        assert_eq!(delays.bands[1].name, "equal min to max");
-        // Per strategy: the median and three sampled percentiles, dashed.
-        assert_eq!(delays.lines.len(), 2 * 4);
-        let dashes: Vec<Dash> = delays.lines[..4].iter().map(|l| l.dash).collect();
-        assert_eq!(dashes, [Dash::Solid, Dash::Long, Dash::Short, Dash::Dotted]);
-        assert_eq!(delays.lines[5].name, "equal sampled p50");
+        let colors = [palette_color("full"), palette_color("equal")];
+        assert_eq!(delays.bands.iter().map(|b| b.color).collect::<Vec<_>>(), colors);
+        // Listed the other way round, each keeps its color.
+        let swapped = super::chart(&[reports[1].clone(), reports[0].clone()]).unwrap();
+        assert_eq!(swapped.panels[0].bands[1].color, colors[0]);
+        // A legend entry per strategy, its band's; the median has none.
+        assert_eq!(delays.bands[1].name, "equal");
+        assert_eq!(delays.lines.len(), 2, "a median per strategy");
+        assert!(delays.lines.iter().all(|line| line.name.is_empty() && line.dash == Dash::Solid));
+        // Per strategy, three sampled percentiles, each its own marker.
+        assert_eq!(delays.scatters.len(), 2 * 3);
+        let markers: Vec<Marker> = delays.scatters[..3].iter().map(|s| s.marker).collect();
+        assert_eq!(markers, [Marker::Cross, Marker::Triangle, Marker::Square]);
+        assert_eq!(delays.scatters[3].name, "equal sampled p50");
+        assert_eq!(delays.scatters[3].color, Color::Series(colors[1]));
         // Side by side within each retry: full left of equal, no overlap.
         for (a, b) in delays.bands[0].boxes.iter().zip(&delays.bands[1].boxes) {
             assert!(a.to < b.from && b.to - a.from < 1.0, "{a:?} {b:?}");
         }
-        assert_eq!(chart.panels[1].lines.len(), 2);
+        // The same largest delays: equal's worst case is drawn on full's.
+        let worst = &chart.panels[1];
+        assert_eq!(worst.lines[0].points, worst.lines[1].points);
+        assert_eq!((worst.lines[1].name.as_str(), worst.lines[1].dash), ("equal (same as full)", Dash::Long));
+    }
+
+    #[test]
+    fn a_panel_spanning_more_than_ten_times_is_on_a_log_scale() {
+        // aws, 4 attempts: delays up to 1, 2 and 4 s (and from 0, which a
+        // log scale draws at its bottom): linear.
+        let short = chart(&[report(Strategy::Full, None)]).unwrap();
+        assert!(!short.panels[0].y.log && !short.panels[1].y.log);
+        // 8 attempts: 1 s to 20 s, and a worst case of 1 s to 71 s.
+        let backoff =
+            Preset::Aws.builder().with_strategy(Strategy::Full).with_max_attempts(8).build().unwrap();
+        let long = chart(&[ScheduleQuery::new(backoff).report(0)]).unwrap();
+        assert!(long.panels[0].y.log && long.panels[1].y.log);
+        assert_eq!(long.panels[0].y.label, "delay in s");
     }
 
     #[test]

@@ -10,12 +10,8 @@ use staggered::config::format_duration;
 use staggered::{CapMode, Strategy};
 
 use super::{Median, ScheduleReport, ESTIMATE_SEQUENCES, MAX_SHOWN_RETRIES, UNLIMITED_SHOWN_RETRIES};
-use crate::view::{self, format_significant, millis, number, Table, Value};
+use crate::view::{self, format_rounded, millis, number, Table, Value};
 use crate::Present;
-
-/// Significant digits of the durations in the table: enough for the
-/// `google` preset's `19.2105s`, few enough to read.
-const DIGITS: u32 = 6;
 
 /// The marker of an estimated median.
 pub const ESTIMATE_MARK: &str = "≈";
@@ -101,11 +97,11 @@ fn table(report: &ScheduleReport) -> Table {
         columns.extend(["p50", "p90", "p99", "mean"]);
     }
     let mut table = Table::new(None, columns);
-    let show = |d| Value::from(format_significant(d, DIGITS));
+    let show = |d| Value::from(format_rounded(d));
     for row in &report.rows {
         let median = match row.median {
             Median::Exact(d) => show(d),
-            Median::Estimated(d) => format!("{ESTIMATE_MARK}{}", format_significant(d, DIGITS)).into(),
+            Median::Estimated(d) => format!("{ESTIMATE_MARK}{}", format_rounded(d)).into(),
             Median::Unknown => "?".into(),
         };
         let mut cells = vec![row.retry.into(), show(row.interval), show(row.min), median, show(row.max)];
@@ -133,7 +129,7 @@ fn notes(report: &ScheduleReport) -> Vec<String> {
         ));
     }
     let worst = report.worst_case;
-    let total = format_significant(worst.total, DIGITS);
+    let total = format_rounded(worst.total);
     if worst.retries == 0 {
         return notes;
     }
@@ -301,8 +297,10 @@ mod tests {
         let table = &view.tables[0];
         assert_eq!(table.rows.len(), 10);
         assert_eq!(cells(table, 0), ["1", "500ms", "250ms", "500ms", "750ms"]);
-        assert_eq!(cells(table, 3), ["4", "1.687s", "843.5ms", "1.687s", "2.5305s"]);
-        assert_eq!(cells(table, 8), ["9", "12.807s", "6.4035s", "12.807s", "19.2105s"]);
+        // Four significant digits, every column alike (the records keep
+        // 2.5305s, 12.807s and 19.2105s).
+        assert_eq!(cells(table, 3), ["4", "1.687s", "843.5ms", "1.687s", "2.531s"]);
+        assert_eq!(cells(table, 8), ["9", "12.81s", "6.404s", "12.81s", "19.21s"]);
         assert_eq!(parameter(&view, "strategy"), "proportional (preset google)");
         assert_eq!(parameter(&view, "max_delay"), "1m (caps the interval: a delay can reach 1m30s)");
         assert_eq!(parameter(&view, "deadline"), "15m");

@@ -1,5 +1,6 @@
 //! The `throttling` scenario: a fleet offers more than a rate-limited server
-//! admits, and the AWS SDKs' adaptive mode learns to send what it admits.
+//! admits, and an adaptive limiter (the AWS SDKs' mode, or the tracking
+//! mode) learns to send what it admits.
 //!
 //! A throttled client does not have an outage to ride out: it sends faster
 //! than the server admits, so every attempt, first attempts included,
@@ -25,15 +26,25 @@
 //!   [`TokenBucket`](staggered::TokenBucket)): `on_success` on success,
 //!   `on_failure` with [`Failure::THROTTLED`](staggered::Failure::THROTTLED)
 //!   on a throttle.
-//! - **Limiter.** Under `adaptive` each client has one
-//!   [`AdaptiveLimiter`](staggered::limiter::AdaptiveLimiter) on the
-//!   simulation's clock. Every attempt, first or retry, joins the client's
-//!   queue and leaves it, first come first served, when
+//! - **Caller.** Each operation's caller gives up after `timeout` (5 s):
+//!   it is the decision's deadline too (no retry waits past it), and an
+//!   operation that succeeds later is late, not goodput.
+//! - **Limiter.** Under `adaptive` and `adaptive-tracking` each client has
+//!   one [`AdaptiveLimiter`](staggered::limiter::AdaptiveLimiter) on the
+//!   simulation's clock, in the AWS SDKs' mode or the tracking mode
+//!   ([`AdaptiveMode`](staggered::limiter::AdaptiveMode)). Every attempt,
+//!   first or retry, joins the client's queue and leaves it, first come
+//!   first served, when
 //!   [`try_acquire`](staggered::limiter::AdaptiveLimiter::try_acquire) gives
 //!   it a token; when it says to wait, the client asks again after that
 //!   wait. Every response is recorded with
 //!   [`record_response`](staggered::limiter::AdaptiveLimiter::record_response).
-//!   Until the first throttle the limiter is off and nothing waits.
+//!   Until the first throttle the limiter is off and nothing waits. An
+//!   attempt waits at most `max_token_wait` (1 s) for its token, and never
+//!   past the caller's timeout: at the head of the queue it gives up as
+//!   soon as the limiter's wait would take it past that bound, behind the
+//!   head at the bound itself; the operation is shed (the library's
+//!   [`StopReason::TokenWaitTooLong`](staggered::StopReason::TokenWaitTooLong)).
 //! - **Network.** A message takes one `hop` (10 ms) each way.
 //! - **Server.** It admits at most `rate_limit` (500) requests per second:
 //!   a token bucket refilled at that rate, holding `rate_limit_burst` of
@@ -50,7 +61,8 @@
 //!   before recording the response; the other policies do not read it.
 //! - **End.** Nothing happens after `duration`: an operation still waiting
 //!   or in flight then is unfinished (offered, not succeeded), and waits
-//!   still under way count up to the end.
+//!   still under way count up to the end (a queued attempt whose bound has
+//!   passed by then was shed at it).
 //!
 //! What is measured is on [`ThrottlingRow`].
 //!
@@ -123,9 +135,10 @@ pub const MAX_THROTTLING_HOP: Duration = Duration::from_secs(10);
 #[cfg_attr(feature = "clap", derive(clap::Args))]
 pub struct ThrottlingParams {
     /// Policies to compare, comma-separated: no-retry, retry,
-    /// retry+token-bucket (the AWS SDKs' standard mode), adaptive, and
-    /// adaptive+headers (not by default: adaptive told the quota the server
-    /// announces, with `announce`).
+    /// retry+token-bucket (the AWS SDKs' standard mode), adaptive (their
+    /// adaptive mode), adaptive-tracking (the same with the limiter's
+    /// tracking mode), and adaptive+headers (not by default: adaptive told
+    /// the quota the server announces, with `announce`).
     #[cfg_attr(feature = "clap", arg(long, value_name = "LIST"))]
     pub policies: List<Policy>,
     /// Simulated time of a run, 1s to 24h.
@@ -198,6 +211,16 @@ pub struct ThrottlingParams {
     /// A deadline on each operation, none by default.
     #[cfg_attr(feature = "clap", arg(long, value_name = "DUR"))]
     pub deadline: Option<Span>,
+    /// The caller's timeout on each operation, 1ms to 24h: no retry or
+    /// wait for a token goes past it, an operation still waiting for a
+    /// token then is shed, and only operations that succeed within it
+    /// count as goodput.
+    #[cfg_attr(feature = "clap", arg(long, value_name = "DUR"))]
+    pub timeout: Span,
+    /// adaptive and adaptive-tracking: the longest an attempt waits for its
+    /// token before it is shed (the policies' max_token_wait), 1ms to 24h.
+    #[cfg_attr(feature = "clap", arg(long, value_name = "DUR"))]
+    pub max_token_wait: Span,
     /// The server announces its quota on every response, in the IETF
     /// `RateLimit` header field (`"default";r=TOKENS;t=SECONDS`: the tokens
     /// left in its bucket and the whole seconds until it is full), which
@@ -214,7 +237,9 @@ pub struct ThrottlingParams {
 impl Default for ThrottlingParams {
     /// 20 clients offering 1000 operations a second in all for 60 s to a
     /// server that admits 500, 10 ms a hop; every policy, with full jitter
-    /// from 100 ms, a 1 s cap and 3 attempts; the AWS SDKs' retry quota
+    /// from 100 ms, a 1 s cap and 3 attempts, and a caller timeout of 5 s
+    /// on each operation, of which an attempt waits at most 1 s for a
+    /// limiter's token; the AWS SDKs' retry quota
     /// (500 tokens, a throttled retry costs 5, a first-try success refunds
     /// 1) and adaptive limiter (CUBIC, scale constant 0.4, beta 0.7).
     fn default() -> Self {
@@ -243,18 +268,27 @@ impl Default for ThrottlingParams {
             cap: Span(cap),
             attempts,
             deadline: None,
+            timeout: Span(Duration::from_secs(5)),
+            max_token_wait: Span(Duration::from_secs(1)),
             announce: false,
         }
     }
 }
 
 /// The policies of the throttling scenario, in the order it compares them.
-const POLICIES: [Policy; 4] = [Policy::NoRetry, Policy::Retry, Policy::TokenBucket, Policy::Adaptive];
+const POLICIES: [Policy; 5] =
+    [Policy::NoRetry, Policy::Retry, Policy::TokenBucket, Policy::Adaptive, Policy::Tracking];
 
 /// Every policy the throttling scenario knows: its default ones, and
 /// adaptive+headers, which needs the server to announce its quota.
-const KNOWN: [Policy; 5] =
-    [Policy::NoRetry, Policy::Retry, Policy::TokenBucket, Policy::Adaptive, Policy::AdaptiveHeaders];
+const KNOWN: [Policy; 6] = [
+    Policy::NoRetry,
+    Policy::Retry,
+    Policy::TokenBucket,
+    Policy::Adaptive,
+    Policy::Tracking,
+    Policy::AdaptiveHeaders,
+];
 
 impl ThrottlingParams {
     /// The schedule every retrying policy walks.
@@ -273,7 +307,8 @@ impl ThrottlingParams {
             .with_success_refund(self.bucket_refund)
     }
 
-    /// Each client's adaptive limiter.
+    /// Each client's adaptive limiter, in the AWS SDKs' mode (a policy's
+    /// [`limiter_mode`](Policy::limiter_mode) sets its own).
     pub fn limiter(&self) -> AdaptiveLimiterBuilder {
         AdaptiveLimiterBuilder::new()
             .with_scale_constant(self.limiter_scale_constant)
@@ -317,6 +352,11 @@ impl Experiment for ThrottlingParams {
         ensure((1..=MAX_THROTTLING_CLIENTS).contains(&self.clients), &["clients"], clients)?;
         let hop = format!("invalid hop {}: must be at most {}", self.hop, Span(MAX_THROTTLING_HOP));
         ensure(self.hop.0 <= MAX_THROTTLING_HOP, &["hop"], hop)?;
+        let within = |span: Span| (Duration::from_millis(1)..=fleet::MAX_DURATION).contains(&span.0);
+        let timeout = format!("invalid timeout {}: must be from 1ms to 24h", self.timeout);
+        ensure(within(self.timeout), &["timeout"], timeout)?;
+        let wait = format!("invalid max_token_wait {}: must be from 1ms to 24h", self.max_token_wait);
+        ensure(within(self.max_token_wait), &["max_token_wait"], wait)?;
         fleet::check_policies(&self.policies, &KNOWN)?;
         self.limiter().validate().map_err(|err| {
             let field = match err.field() {
@@ -344,7 +384,7 @@ impl Experiment for ThrottlingParams {
     /// without a policy that has one, the limiter's without `adaptive`.
     fn notes(&self) -> Vec<(&'static str, String)> {
         let has = |check: fn(Policy) -> bool| self.policies.iter().any(|&p| check(p));
-        let groups: [(&[&'static str], bool, &str); 4] = [
+        let groups: [(&[&'static str], bool, &str); 5] = [
             (
                 &["strategy", "base", "cap", "attempts", "deadline"],
                 has(|p| p != Policy::NoRetry),
@@ -357,10 +397,11 @@ impl Experiment for ThrottlingParams {
             ),
             (
                 &["limiter_scale_constant", "limiter_beta", "limiter_smoothing", "limiter_rate_bucket"],
-                has(Policy::has_limiter),
-                "adaptive is not among the policies",
+                has(|p| p == Policy::Adaptive || p == Policy::AdaptiveHeaders),
+                "neither adaptive nor adaptive+headers is among the policies",
             ),
             (&["announce"], has(Policy::reads_headers), "adaptive+headers is not among the policies"),
+            (&["max_token_wait"], has(Policy::has_limiter), "no policy has a limiter"),
         ];
         let inert = groups.into_iter().filter(|(_, applies, _)| !applies);
         inert

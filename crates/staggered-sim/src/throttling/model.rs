@@ -32,15 +32,21 @@ pub(crate) struct Counts {
     pub throttled: u64,
     /// Attempts that reached the server in the last half of the run.
     pub late_attempts: u64,
-    /// Operations that succeeded.
+    /// Operations that succeeded within the caller's timeout.
     pub succeeded: u64,
+    /// Operations that succeeded after the caller's timeout: too late to count.
+    pub late: u64,
+    /// Operations shed while waiting for a token: the wait would have
+    /// passed `max_token_wait` or the caller's timeout.
+    pub shed: u64,
     /// Retries the retry quota refused (each ends its operation).
     pub refused: u64,
     /// Operations not finished at the end: waiting for a token or a retry,
     /// or with an attempt in flight.
     pub unfinished: u64,
     /// Per operation, the time it waited on the client side (limiter and
-    /// backoff), in time units; unfinished ones up to the end.
+    /// backoff), in time units; shed ones up to when they were shed,
+    /// unfinished ones up to the end.
     pub waits: Vec<f64>,
 }
 
@@ -100,6 +106,10 @@ struct Operation<'b> {
     decision: Decision<Backoff, &'b Option<TokenBucket>>,
     client: u32,
     start: f64,
+    /// When the caller's timeout ends it.
+    expires: f64,
+    /// When the attempt waiting in the client's queue joined it, if one does.
+    queued: Option<f64>,
     /// Waited so far, in time units, not counting the wait under way.
     waited: f64,
     /// When the wait under way began (for a token or a retry), if waiting.
@@ -133,6 +143,9 @@ struct Params {
     half: f64,
     arrival_gap: f64,
     hop: f64,
+    timeout: f64,
+    /// The longest an attempt waits for its token.
+    max_token_wait: f64,
     /// Whether the server announces its quota and the limiters read it.
     announce: bool,
 }
@@ -166,6 +179,7 @@ impl<K: staggered::sleep::Clock> Run<'_, K> {
             self.send(op, now);
             return;
         }
+        self.operations[op].queued = Some(now);
         let c = &mut self.clients[client as usize];
         c.queue.push_back(op);
         if !c.waking {
@@ -175,15 +189,31 @@ impl<K: staggered::sleep::Clock> Run<'_, K> {
 
     /// Sends the client's queued attempts while its limiter gives tokens;
     /// when it says to wait, wakes up after that wait to ask again.
+    ///
+    /// An attempt gives up its place as the library's drivers do
+    /// ([`Decision::on_token_wait`]): when the limiter's wait would take it
+    /// past its bound (`max_token_wait` since it joined the queue, or the
+    /// caller's timeout). One behind the head learns its wait only at the
+    /// head: if its bound has passed by then, it gave up at that bound.
     fn drain(&mut self, client: u32, now: f64) {
         loop {
+            let Some(&op) = self.clients[client as usize].queue.front() else { return };
+            let bound = self.bound(op);
+            if bound <= now {
+                self.clients[client as usize].queue.pop_front();
+                self.shed(op, bound);
+                continue;
+            }
             let c = &mut self.clients[client as usize];
-            let Some(&op) = c.queue.front() else { return };
             let limiter = c.limiter.as_ref().expect("only a limited client queues");
             match limiter.try_acquire() {
                 Ok(()) => {
                     c.queue.pop_front();
                     self.send(op, now);
+                }
+                Err(wait) if now + to_units(wait) >= bound => {
+                    c.queue.pop_front();
+                    self.shed(op, now);
                 }
                 Err(wait) => {
                     c.waking = true;
@@ -194,12 +224,33 @@ impl<K: staggered::sleep::Clock> Run<'_, K> {
         }
     }
 
+    /// When the queued attempt of `op` gives up waiting for its token.
+    fn bound(&self, op: u32) -> f64 {
+        let operation = &self.operations[op];
+        let queued = operation.queued.expect("a queued attempt knows when it joined");
+        operation.expires.min(queued + self.params.max_token_wait)
+    }
+
+    /// `op` stops waiting for its token at `at`: shed.
+    fn shed(&mut self, op: u32, at: f64) {
+        let operation = &mut self.operations[op];
+        if let Some(since) = operation.waiting_since.take() {
+            operation.waited += at - since;
+        }
+        // The retry it waited to send is not sent: the quota gets it back.
+        operation.decision.retry_not_sent();
+        self.counts.shed += 1;
+        self.finish(op);
+    }
+
     /// `op`'s attempt leaves at `now` and reaches the server one hop later.
     fn send(&mut self, op: u32, now: f64) {
         let operation = &mut self.operations[op];
         if let Some(since) = operation.waiting_since.take() {
             operation.waited += now - since;
         }
+        operation.queued = None;
+        operation.decision.on_send();
         let at = now + self.params.hop;
         if at >= self.params.end {
             return; // in flight at the end
@@ -232,8 +283,12 @@ impl<K: staggered::sleep::Clock> Run<'_, K> {
         }
         if ok {
             operation.decision.on_success();
-            self.counts.succeeded += 1;
-            self.counts.series.goodput[bucket(now)] += 1;
+            if now <= operation.expires {
+                self.counts.succeeded += 1;
+                self.counts.series.goodput[bucket(now)] += 1;
+            } else {
+                self.counts.late += 1;
+            }
             self.finish(op);
             return;
         }
@@ -276,11 +331,17 @@ pub(crate) fn simulate(
         half: end / 2.0,
         arrival_gap: SECOND * f64::from(clients) / config.arrival_rate.0,
         hop: to_units(config.hop.0),
+        timeout: to_units(config.timeout.0),
+        max_token_wait: to_units(config.max_token_wait.0),
         announce: config.announce && policy.reads_headers(),
     };
     let seed = config.seed;
     let buckets = config.buckets();
+    // The caller's timeout is the decision's deadline too: no retry waits
+    // past it.
     let limits = policy.limits(backoff);
+    let deadline = limits.deadline.map_or(config.timeout.0, |deadline| deadline.min(config.timeout.0));
+    let limits = limits.with_deadline(Some(deadline));
     // One retry quota per client, as each SDK client has its own.
     let quotas: Vec<Option<TokenBucket>> =
         (0..clients).map(|_| policy.has_budget().then(|| config.quota().build())).collect();
@@ -291,8 +352,9 @@ pub(crate) fn simulate(
             // arrivals, and an operation draws the same jitter under each.
             arrivals: FastRng::seed(derive(&[seed, ARRIVALS, client.into()])),
             started: 0,
-            limiter: policy.has_limiter().then(|| {
-                config.limiter().build_with_clock(read).expect("the parameters checked the limiter")
+            limiter: policy.limiter_mode().map(|mode| {
+                let limiter = config.limiter().with_mode(mode);
+                limiter.build_with_clock(read).expect("the parameters checked the limiter")
             }),
             queue: VecDeque::new(),
             waking: false,
@@ -311,6 +373,8 @@ pub(crate) fn simulate(
             throttled: 0,
             late_attempts: 0,
             succeeded: 0,
+            late: 0,
+            shed: 0,
             refused: 0,
             unfinished: 0,
             waits: Vec::new(),
@@ -342,6 +406,8 @@ pub(crate) fn simulate(
                     decision: Decision::with_delays(backoff.delays_with_rng(jitter), limits, quota),
                     client,
                     start: now,
+                    expires: now + params.timeout,
+                    queued: None,
                     waited: 0.0,
                     waiting_since: Some(now),
                     live: true,
@@ -360,11 +426,22 @@ pub(crate) fn simulate(
         }
     }
     seconds.finish();
-    // What is still under way at the end: waiting (up to the end) or in flight.
+    // What is still under way at the end: waiting (up to the end) or in
+    // flight; or shed already, for a queued attempt whose bound has passed.
     for operation in run.operations.all().iter().filter(|o| o.live) {
-        let waiting = operation.waiting_since.map_or(0.0, |since| end - since);
+        let bound = operation.queued.map(|queued| operation.expires.min(queued + params.max_token_wait));
+        let stopped = match bound {
+            Some(bound) if bound <= end => {
+                run.counts.shed += 1;
+                bound
+            }
+            _ => {
+                run.counts.unfinished += 1;
+                end
+            }
+        };
+        let waiting = operation.waiting_since.map_or(0.0, |since| stopped - since);
         run.counts.waits.push(operation.waited + waiting);
-        run.counts.unfinished += 1;
     }
     run.counts
 }
@@ -406,16 +483,19 @@ mod tests {
             assert_eq!(c.waits.len() as u64, c.operations, "{policy}");
             assert_eq!(c.series.offered.iter().map(|&n| u64::from(n)).sum::<u64>(), c.operations);
             assert_eq!(c.series.arrivals.iter().map(|&n| u64::from(n)).sum::<u64>(), c.attempts);
-            assert!(c.succeeded + c.unfinished <= c.operations);
+            assert!(c.succeeded + c.late + c.shed + c.unfinished <= c.operations);
             let longest = c.waits.iter().copied().fold(0.0, f64::max);
-            assert!(longest <= 10_000.0, "{policy}: no wait outlasts the run");
+            assert!(longest <= 5_000.0, "{policy}: no wait outlasts the caller's timeout");
             if policy == Policy::NoRetry {
                 assert!(c.waits.iter().all(|&w| w == 0.0));
             }
-            if policy == Policy::Adaptive {
-                // Two thirds of the load cannot be sent: it queues.
-                assert!(c.unfinished * 2 > c.operations, "{c:?}");
-                assert!(longest > 5_000.0);
+            if policy.has_limiter() {
+                // Two thirds of the load cannot be sent: it queues, and
+                // what would wait for a token past a second is shed.
+                assert!(c.shed * 2 > c.operations, "{policy}: {c:?}");
+                assert_eq!(c.late, 0, "{policy}: what is sent is sent in time");
+            } else {
+                assert_eq!(c.shed, 0);
             }
         }
     }

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use super::{ThrottlingParams, ThrottlingReport, ThrottlingRow};
 use crate::fleet::Policy;
-use crate::view::{format_significant, number};
+use crate::view::{format_rounded, number};
 
 /// Goodputs closer than this (a fraction: 0.05 percentage points) are the
 /// same for the reading.
@@ -48,6 +48,7 @@ fn reading(config: &ThrottlingParams, rows: &[ThrottlingRow]) -> Vec<String> {
         retries(config, find(Policy::NoRetry), retry),
         find(Policy::TokenBucket).map(standard),
         find(Policy::Adaptive).map(|adaptive| adaptive_mode(config, adaptive, retry)),
+        find(Policy::Tracking).map(|tracking| adaptive_mode(config, tracking, retry)),
     ]
     .into_iter()
     .flatten()
@@ -180,6 +181,13 @@ fn adaptive_mode(config: &ThrottlingParams, row: &ThrottlingRow, retry: Option<&
     if let Some(retry) = retry {
         cost += &format!(" (retry: {} and {})", seconds(retry.wait_p50), seconds(retry.wait_p99));
     }
+    if row.shed > 0 {
+        cost += &format!(
+            "; {} operations ({} of those offered) were shed rather than wait longer for a token",
+            row.shed,
+            percent(row.shed as f64 / row.operations.max(1) as f64)
+        );
+    }
     if row.unfinished > 0 {
         cost += &format!(", and {} operations were still waiting or in flight at the end", row.unfinished);
     }
@@ -205,9 +213,10 @@ fn more_or_less(change: f64) -> &'static str {
     }
 }
 
-/// Seconds as a person reads them, to three significant digits: `92ms`, `13.9s`.
+/// Seconds as a person reads them, rounded as every computed duration is
+/// ([`format_rounded`]): `92ms`, `13.94s`.
 pub(super) fn seconds(secs: f64) -> String {
-    format_significant(Duration::try_from_secs_f64(secs).unwrap_or(Duration::ZERO), 3)
+    format_rounded(Duration::try_from_secs_f64(secs).unwrap_or(Duration::ZERO))
 }
 
 /// Rows shared by the reading's and the view's tests: the default run's
@@ -241,6 +250,8 @@ pub(crate) mod fixtures {
             succeeded: (operations as f64 * goodput) as u64,
             refused,
             unfinished,
+            shed: 0,
+            late: 0,
             series: Series {
                 offered: vec![1000; 20],
                 arrivals: vec![(1000.0 * apo) as u32; 20],
@@ -291,8 +302,8 @@ mod tests {
                  of them throttled, for a goodput of 50.96%.",
                 "adaptive throttled 1.54% of its attempts, 51.1 times fewer than retry (78.72%), with the same \
                  goodput (50.96%). Over the last half of the run its clients sent 508 attempts a second, 1.5% \
-                 above the limit. The price is waiting at the clients: operations waited 13.9s at the median \
-                 and 34.9s at the 99th percentile (retry: 92ms and 274ms), and 29342 operations were still \
+                 above the limit. The price is waiting at the clients: operations waited 13.94s at the median \
+                 and 34.95s at the 99th percentile (retry: 92ms and 274ms), and 29342 operations were still \
                  waiting or in flight at the end.",
             ]
         );

@@ -16,7 +16,9 @@ use crate::units::SECOND;
 /// The run ends at the configuration's duration: an operation still
 /// waiting (for a token or a retry) or with an attempt in flight then is
 /// unfinished, and counts among the operations offered but not among those
-/// that succeeded.
+/// that succeeded. Each operation's caller gives up at the configuration's
+/// `timeout`: an operation that succeeds later is `late` and no goodput,
+/// and one whose attempt would wait for a token past its bound is `shed`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[non_exhaustive]
 pub struct ThrottlingRow {
@@ -24,13 +26,14 @@ pub struct ThrottlingRow {
     pub policy: Policy,
     /// Throttled attempts / attempts that reached the server.
     pub throttled_fraction: f64,
-    /// Operations that succeeded / operations offered.
+    /// Operations that succeeded within the caller's timeout / operations offered.
     pub goodput: f64,
     /// Attempts that reached the server / operations offered.
     pub attempts_per_operation: f64,
     /// The median, over every operation, of the seconds it waited on the
-    /// client side: for the limiter's tokens and between attempts. An
-    /// unfinished operation counts what it waited up to the end.
+    /// client side: for the limiter's tokens and between attempts. A shed
+    /// operation counts what it waited until shed, an unfinished one what
+    /// it waited up to the end.
     pub wait_p50: f64,
     /// The 99th percentile of the same waits, in seconds.
     pub wait_p99: f64,
@@ -43,12 +46,18 @@ pub struct ThrottlingRow {
     pub attempts: u64,
     /// Attempts the server throttled.
     pub throttled: u64,
-    /// Operations that succeeded.
+    /// Operations that succeeded within the caller's timeout.
     pub succeeded: u64,
     /// Retries the retry quota refused (0 without one).
     pub refused: u64,
     /// Operations not finished at the end of the run.
     pub unfinished: u64,
+    /// Operations shed: their attempt would have waited for a token past
+    /// `max_token_wait` or the caller's timeout.
+    pub shed: u64,
+    /// Operations that succeeded after the caller's timeout, counted in no
+    /// goodput.
+    pub late: u64,
     /// The per-second series: operations started, attempts that reached
     /// the server and operations that succeeded.
     pub series: Series,
@@ -84,6 +93,8 @@ impl ThrottlingRow {
             succeeded: counts.succeeded,
             refused: counts.refused,
             unfinished: counts.unfinished,
+            shed: counts.shed,
+            late: counts.late,
             series: counts.series,
         }
     }

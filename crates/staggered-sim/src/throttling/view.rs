@@ -23,7 +23,7 @@ type Field = view::Field<ThrottlingRow>;
 /// Every record's field, in column order: the measures first, then the
 /// counts they come from. Waits are in seconds, the send rate in attempts
 /// per second.
-const FIELDS: [Field; 13] = [
+const FIELDS: [Field; 15] = [
     ("policy", |r| r.policy.name().into()),
     ("throttled_fraction", |r| r.throttled_fraction.into()),
     ("goodput", |r| r.goodput.into()),
@@ -37,6 +37,8 @@ const FIELDS: [Field; 13] = [
     ("succeeded", |r| r.succeeded.into()),
     ("refused", |r| r.refused.into()),
     ("unfinished", |r| r.unfinished.into()),
+    ("shed", |r| r.shed.into()),
+    ("late", |r| r.late.into()),
 ];
 
 impl Present for ThrottlingReport {
@@ -85,6 +87,14 @@ impl ThrottlingReport {
                 ),
             ),
             fleet::backoff_line(self.backoff()),
+            (
+                "caller",
+                format!(
+                    "gives each operation {}: no retry or wait for a token goes past it, and only what \
+                     succeeds within it is goodput",
+                    format_duration(config.timeout.0)
+                ),
+            ),
         ];
         let has = |check: fn(Policy) -> bool| config.policies.iter().any(|&p| check(p));
         if has(Policy::has_budget) {
@@ -99,7 +109,7 @@ impl ThrottlingReport {
                 ),
             ));
         }
-        if has(Policy::has_limiter) {
+        if has(|p| p == Policy::Adaptive) {
             let l = config.limiter();
             lines.push((
                 "limiter",
@@ -112,6 +122,19 @@ impl ThrottlingReport {
                 ),
             ));
         }
+        if has(|p| p == Policy::Tracking) {
+            lines.push((
+                "tracking",
+                "one per client: over windows of at least 1s and 20 responses, 0.95 times the rate the \
+                 server admitted after a window with throttles, 5% more after one without"
+                    .to_owned(),
+            ));
+        }
+        if has(Policy::has_limiter) {
+            let wait = format_duration(config.max_token_wait.0);
+            lines
+                .push(("token wait", format!("an attempt waits at most {wait} for its token, then is shed")));
+        }
         lines.into_iter().map(|(name, value)| (name.to_owned(), value)).collect()
     }
 
@@ -119,10 +142,11 @@ impl ThrottlingReport {
     /// significant digits (the records keep every digit).
     fn table(&self) -> Table {
         let title = "Per policy: throttled, the attempts the server throttled; goodput, the operations that \
-                     succeeded; attempts per operation, the attempts that reached the server over the \
+                     succeeded within the caller's timeout; attempts per operation, the attempts that reached the server over the \
                      operations offered (below 1 when operations are still waiting at the end); client-side waits (limiter and backoff), median and \
                      99th percentile; send rate, attempts reaching the server per second over the last half; \
-                     retries the quota refused; operations unfinished at the end"
+                     retries the quota refused; operations shed waiting for a token; operations unfinished \
+                     at the end"
             .to_owned();
         let columns = [
             "policy",
@@ -133,6 +157,7 @@ impl ThrottlingReport {
             "wait p99",
             "send rate",
             "refused",
+            "shed",
             "unfinished",
         ];
         let mut table = Table::new(Some(title), columns);
@@ -146,6 +171,7 @@ impl ThrottlingReport {
                 seconds(row.wait_p99).into(),
                 format!("{:.0}/s", row.send_rate).into(),
                 row.refused.into(),
+                row.shed.into(),
                 row.unfinished.into(),
             ]);
         }
@@ -190,17 +216,35 @@ mod tests {
         assert_eq!(adaptive[1], Value::Float(0.0154));
         assert_eq!(adaptive[4], Value::Float(13.939));
         let cells: Vec<String> = view.tables[0].rows[3].iter().map(Value::to_string).collect();
-        assert_eq!(cells, ["adaptive", "1.54%", "50.96%", "0.52", "13.9s", "34.9s", "508/s", "0", "29342"]);
+        assert_eq!(
+            cells,
+            ["adaptive", "1.54%", "50.96%", "0.52", "13.94s", "34.95s", "508/s", "0", "0", "29342"]
+        );
         let names: Vec<&str> = view.parameters.iter().map(|(name, _)| name.as_str()).collect();
-        assert_eq!(names, ["scenario", "policies", "load", "server", "backoff", "retry quota", "limiter"]);
+        assert_eq!(
+            names,
+            [
+                "scenario",
+                "policies",
+                "load",
+                "server",
+                "backoff",
+                "caller",
+                "retry quota",
+                "limiter",
+                "tracking",
+                "token wait"
+            ]
+        );
         assert_eq!(
             view.parameters[2].1,
             "20 clients offering 1000 operations/s in all (Poisson, split evenly) for 20s, seed 2015"
         );
         assert_eq!(
-            view.parameters[5].1,
+            view.parameters[6].1,
             "one per client: 500 tokens; a throttled retry costs 5; a first-try success refunds 1"
         );
+        assert_eq!(view.parameters[9].1, "an attempt waits at most 1s for its token, then is shed");
         assert_eq!(view.notes.len(), 3);
     }
 
@@ -227,11 +271,15 @@ mod tests {
         assert!(chart.panels.iter().all(|panel| panel.y.range == Some((0.0, top))));
         assert_eq!(top, 2395.0 * 1.08);
         let panel = &chart.panels[1];
-        assert_eq!(panel.lines[0].points, [(0.0, 500.0), (20.0, 500.0)]);
-        assert_eq!(panel.lines[2].points[0], (0.5, 2395.0));
+        assert_eq!(panel.lines[0].points[0], (0.5, 2395.0));
+        // The limit is drawn last, dashed, over the goodput's area, which
+        // reaches up to it when every attempt the limit lets through
+        // succeeds; the offered load is dashed over the attempts.
         assert_eq!(
-            panel.lines.iter().map(|l| l.name.as_str()).collect::<Vec<_>>(),
-            ["rate limit", "offered load", "attempts sent", "goodput"]
+            panel.lines.iter().map(|l| (l.name.as_str(), l.dash)).collect::<Vec<_>>(),
+            [("attempts sent", Dash::Solid), ("offered load", Dash::Long), ("rate limit", Dash::Long)]
         );
+        assert_eq!(panel.lines[2].points, [(0.0, 500.0), (20.0, 500.0)]);
+        assert_eq!(panel.bands[0].name, "goodput");
     }
 }

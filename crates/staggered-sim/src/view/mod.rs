@@ -18,11 +18,17 @@
 //! ```
 
 mod chart;
+mod palette;
 pub(crate) mod text;
 mod value;
 
-pub use chart::{Axis, Band, BandBox, Chart, Color, Dash, Layout, Line, Panel, Point, Scatter, Shade};
-pub use text::{format_duration, format_significant, list, millis, number, percent};
+pub use chart::{
+    Axis, Band, BandBox, Chart, Color, Dash, Layout, Line, Marker, Panel, Point, Scatter, Shade,
+};
+pub use palette::{palette_color, PALETTE_LEN};
+pub use text::{
+    format_duration, format_rounded, format_significant, list, millis, number, percent, DURATION_DIGITS,
+};
 pub use value::Value;
 
 /// A report in the common shape.

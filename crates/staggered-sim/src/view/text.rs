@@ -1,5 +1,5 @@
 //! How reports write numbers and durations for people: `1e308` rather than
-//! its 309 digits, `95%`, `1.23457s`, and milliseconds for CSV.
+//! its 309 digits, `95%`, `1.068s`, and milliseconds for CSV.
 
 use std::time::Duration;
 
@@ -44,9 +44,33 @@ pub fn list<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
     }
 }
 
+/// How many significant digits a duration has in a table, a note or a log
+/// line for people: every one a command computes (a delay, a percentile, a
+/// total, a wait, a recovery) is rounded to them, exact or estimated alike,
+/// so that no figure claims a precision its neighbours lack. Four keep a
+/// whole-millisecond interval below 10 s exact (`1.687s`). The records
+/// (CSV, JSON) keep every digit; a parameter is written as it was given.
+pub const DURATION_DIGITS: u32 = 4;
+
+/// A duration a command computed, as its tables, notes and logs write it:
+/// rounded half up to [`DURATION_DIGITS`] significant digits, in the
+/// largest unit that keeps it at least 1, trailing zeros dropped
+/// (`52.07ms`, `1.068s`, `1m24.95s`; `1.1s` is 1.100 s).
+///
+/// ```
+/// use std::time::Duration;
+/// use staggered_sim::view::format_rounded;
+/// assert_eq!(format_rounded(Duration::from_nanos(1_067_730_000)), "1.068s");
+/// assert_eq!(format_rounded(Duration::from_millis(1_100)), "1.1s");
+/// assert_eq!(format_rounded(Duration::from_micros(84_951_000)), "1m24.95s");
+/// ```
+pub fn format_rounded(d: Duration) -> String {
+    format_significant(d, DURATION_DIGITS)
+}
+
 /// Writes `d` like [`format_duration`], rounded (half up) to `significant`
 /// digits so that a table stays readable: `1.23457s` rather than
-/// `1.234567891s`; saturating at `Duration::MAX`.
+/// `1.234567891s`; rounded down where up would pass `Duration::MAX`.
 ///
 /// ```
 /// use std::time::Duration;
@@ -57,7 +81,8 @@ pub fn format_significant(d: Duration, significant: u32) -> String {
 }
 
 /// `d` rounded half up to `significant` decimal digits of nanoseconds,
-/// saturating at `Duration::MAX`.
+/// or down where up would pass `Duration::MAX`, so that it keeps as
+/// few digits.
 fn round_significant(d: Duration, significant: u32) -> Duration {
     let nanos = d.as_nanos();
     let digits = nanos.checked_ilog10().map_or(1, |log| log + 1);
@@ -66,7 +91,7 @@ fn round_significant(d: Duration, significant: u32) -> Duration {
     }
     let step = 10u128.pow(digits - significant);
     let rounded = (nanos / step + u128::from(nanos % step >= step / 2)) * step;
-    from_nanos(rounded).unwrap_or(Duration::MAX)
+    from_nanos(rounded).unwrap_or_else(|| from_nanos(nanos / step * step).unwrap_or(Duration::MAX))
 }
 
 /// Whole nanoseconds to `Duration`, or `None` past `Duration::MAX`.
@@ -114,9 +139,28 @@ mod tests {
         assert_eq!(format_significant(Duration::from_nanos(999_999_600), 6), "1s");
         assert_eq!(format_significant(Duration::from_nanos(42), 6), "42ns");
         assert_eq!(round_significant(Duration::MAX, 6), Duration::from_secs(18_446_700_000_000_000_000));
-        // Rounding up past the largest Duration saturates.
-        assert_eq!(round_significant(Duration::MAX, 5), Duration::MAX);
+        // Rounding up past the largest Duration rounds down instead.
+        assert_eq!(round_significant(Duration::MAX, 5), Duration::from_secs(18_446_000_000_000_000_000));
         assert_eq!(from_nanos(u128::MAX), None);
+    }
+
+    #[test]
+    fn computed_durations_have_four_significant_digits_in_every_unit() {
+        let cases = [
+            (Duration::ZERO, "0s"),
+            (Duration::from_nanos(1_234), "1.234µs"),
+            (Duration::from_micros(52_069), "52.07ms"),
+            (Duration::from_micros(843_500), "843.5ms"),
+            (Duration::from_nanos(1_687_500_000), "1.688s"),
+            (Duration::from_nanos(19_210_500_000), "19.21s"),
+            (Duration::from_millis(43_222), "43.22s"),
+            (Duration::from_millis(999_960), "16m40s"),
+            (Duration::from_secs(12_345), "3h25m50s"),
+            (Duration::MAX, "5122222222222222h13m20s"),
+        ];
+        for (d, text) in cases {
+            assert_eq!(format_rounded(d), text, "{d:?}");
+        }
     }
 
     #[test]

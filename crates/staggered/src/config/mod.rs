@@ -18,6 +18,7 @@
 //!     deadline = "10s"
 //!     max_hint = "1m"
 //!     attempt_timeout = "1.5s"
+//!     max_token_wait = "1s"         # shed an attempt that would wait longer for a token
 //!
 //!     [classification]
 //!     stop_statuses = [501]
@@ -29,6 +30,7 @@
 //!
 //!     [rate_limiter]                # the AWS SDKs' adaptive mode; {} for the defaults
 //!     min_rate = 1.0
+//!     mode = "tracking"             # or follow the rate the server admitted
 //!
 //!     [hedging]                     # for async calls: a second copy after the p95
 //!     percentile = 0.95
@@ -36,10 +38,14 @@
 //! let backoff = config.backoff()?;
 //! assert_eq!((backoff.strategy(), backoff.base()), (Strategy::Full, Duration::from_millis(250)));
 //! assert_eq!(config.limits()?.deadline, Some(Duration::from_secs(10)));
+//! assert_eq!(config.limits()?.max_token_wait, Some(Duration::from_secs(1)));
+//! let limiter = config.rate_limiter()?.expect("a [rate_limiter] table");
+//! assert_eq!(limiter.config().mode(), staggered::limiter::AdaptiveMode::Tracking);
 //! assert_eq!(config.classification.status_kind(501), Some(ErrorKind::Permanent));
 //! // A RetryPolicy with everything the file says: limits, status lists,
 //! // budget and, for async operations and the HTTP integrations, the timeout.
 //! let policy = config.async_policy()?;
+//! assert_eq!(policy.limits().max_token_wait, Some(Duration::from_secs(1)));
 //! assert_eq!(policy.classifier().http().status_kind(501), Some(ErrorKind::Permanent));
 //! assert!(policy.rate_limiter().and_then(|limiter| limiter.metrics()).is_some_and(|m| !m.enabled));
 //! // A blocking call cannot be cut: the timeout is refused, not dropped.
@@ -194,6 +200,11 @@ pub struct LimitsConfig {
     /// Cut each attempt after this long (async drivers); not zero.
     #[serde(default, skip_serializing_if = "Option::is_none", with = "opt_duration")]
     pub attempt_timeout: Option<Duration>,
+    /// The longest an attempt may wait for the rate limiter's token; a
+    /// longer wait stops with `token_wait_too_long` (default: up to the
+    /// deadline).
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "opt_duration")]
+    pub max_token_wait: Option<Duration>,
 }
 
 /// The `classification` section: which HTTP statuses and which exit codes
@@ -337,7 +348,8 @@ impl RetryConfig {
             .with_max_attempts(backoff.max_attempts())
             .with_deadline(limits.deadline.or(backoff.deadline()))
             .with_max_hint(Some(limits.max_hint.unwrap_or_else(|| backoff.delay_ceiling())))
-            .with_hint_jitter(limits.hint_jitter.unwrap_or(Limits::NONE.hint_jitter)))
+            .with_hint_jitter(limits.hint_jitter.unwrap_or(Limits::NONE.hint_jitter))
+            .with_max_token_wait(limits.max_token_wait))
     }
 
     /// The per-attempt timeout, for [`RetryPolicy::with_attempt_timeout`].
@@ -443,6 +455,9 @@ impl RetryConfig {
         // driver (the HTTP integrations honour longer hints).
         if let Some(max_hint) = self.limits.max_hint {
             policy = policy.with_max_hint(max_hint);
+        }
+        if let Some(max_token_wait) = self.limits.max_token_wait {
+            policy = policy.with_max_token_wait(max_token_wait);
         }
         if let Some(limiter) = self.rate_limiter()? {
             policy = policy.with_rate_limiter(limiter);

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::fields::opt_duration;
 use super::LoadError;
-use crate::limiter::AdaptiveLimiter;
+use crate::limiter::{AdaptiveLimiter, AdaptiveMode};
 
 /// A client-side [`AdaptiveLimiter`] (the AWS SDKs' adaptive retry mode):
 /// every parameter left out keeps the published default, and an empty
@@ -40,6 +40,10 @@ pub struct RateLimiterConfig {
     /// The fill rate never exceeds this times the measured rate (2); 1 to 100.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_rate_scale: Option<f64>,
+    /// How the fill rate follows throttles once on: `"aws"` (the AWS SDKs'
+    /// mode, the default) or `"tracking"` (the rate the server admitted).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<AdaptiveMode>,
 }
 
 impl RateLimiterConfig {
@@ -68,6 +72,9 @@ impl RateLimiterConfig {
         }
         if let Some(max_rate_scale) = self.max_rate_scale {
             builder = builder.with_max_rate_scale(max_rate_scale);
+        }
+        if let Some(mode) = self.mode {
+            builder = builder.with_mode(mode);
         }
         builder.build().map_err(|error| LoadError::invalid_value("rate_limiter", &error))
     }

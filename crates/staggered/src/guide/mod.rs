@@ -25,6 +25,9 @@
 //!   gRPC's retry throttling.
 //! - [Adaptive rate limiting](adaptive): the AWS SDKs' adaptive retry mode,
 //!   a client-side rate limiter that learns a throttling server's rate.
+//! - [Hedging](hedging): a copy of a slow request, the first answer wins;
+//!   where it cuts the tail for a few percent more load, where it harms a
+//!   busy server, and what a budget saves.
 //!
 //! # Using it
 //!
@@ -110,6 +113,13 @@ pub mod budgets {}
 
 #[doc = include_str!("adaptive.md")]
 pub mod adaptive {}
+
+// Its example hedges an async call on tokio's paused time.
+#[cfg_attr(any(not(doctest), feature = "tokio"), doc = include_str!("hedging.md"))]
+#[cfg_attr(all(doctest, not(feature = "tokio")), doc = "Its examples run with the `tokio` feature.")]
+#[doc = chart!("charts/hedging.svg")]
+#[doc = include_str!("charts.html")]
+pub mod hedging {}
 
 #[doc = include_str!("features.md")]
 pub mod features {}

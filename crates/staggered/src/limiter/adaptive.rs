@@ -7,7 +7,9 @@ use std::sync::PoisonError;
 use super::bucket::FillBucket;
 use super::cubic::Cubic;
 use super::meter::RateMeter;
+use super::mode::AdaptiveMode;
 use super::quota::{QuotaPacer, MAX_QUOTA_WAIT};
+use super::tracking::Tracking;
 use crate::classify::quota::Quota;
 use crate::error::{ConfigError, Field, Rule};
 use crate::sleep::{BlockingSleeper, Clock, Sleeper, StdClock};
@@ -55,6 +57,7 @@ use crate::sync::{Arc, AtomicBool, AtomicU64, Mutex, MutexGuard, Ordering};
 /// | `rate_bucket` | 500 ms | 1 ms to 60 s | the width of the rate meter's buckets |
 /// | `min_rate` | 0.5 per second | at least 0.000001 | the lowest fill rate |
 /// | `max_rate_scale` | 2 | 1 to 100 | the fill rate never exceeds this times the measured rate |
+/// | `mode` | [`AdaptiveMode::Aws`] | `Aws`, `Tracking` | how the fill rate follows throttles once on |
 ///
 /// The bounds keep every number finite and every parameter meaningful. A
 /// `scale_constant` of 1000 (2,500 times the AWS SDKs') already climbs
@@ -101,6 +104,8 @@ struct State {
     cubic: Cubic,
     bucket: FillBucket,
     throttles: u64,
+    /// The tracking mode's window, from the first throttle on.
+    tracking: Option<Tracking>,
     /// When the first of the `unmetered` responses came, in seconds.
     first_response: Option<f64>,
     pacer: QuotaPacer,
@@ -145,6 +150,7 @@ pub struct AdaptiveLimiterBuilder {
     rate_bucket: Duration,
     min_rate: f64,
     max_rate_scale: f64,
+    mode: AdaptiveMode,
 }
 
 impl AdaptiveLimiterBuilder {
@@ -157,6 +163,7 @@ impl AdaptiveLimiterBuilder {
             rate_bucket: Duration::from_millis(500),
             min_rate: 0.5,
             max_rate_scale: 2.0,
+            mode: AdaptiveMode::Aws,
         }
     }
 
@@ -193,6 +200,17 @@ impl AdaptiveLimiterBuilder {
         self
     }
 
+    /// Sets how the fill rate follows throttles once on (the AWS SDKs' mode
+    /// by default; see [`AdaptiveMode`] for when the other is better).
+    pub const fn with_mode(mut self, mode: AdaptiveMode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// How the fill rate follows throttles once on.
+    pub const fn mode(&self) -> AdaptiveMode {
+        self.mode
+    }
     /// CUBIC's scale constant.
     pub const fn scale_constant(&self) -> f64 {
         self.scale_constant
@@ -295,6 +313,7 @@ impl AdaptiveLimiterBuilder {
             cubic: Cubic::new(self.scale_constant, self.beta, 0.0, 0.0),
             bucket: FillBucket::new(1.0, self.min_rate, 0.0),
             throttles: 0,
+            tracking: None,
             first_response: None,
             pacer: QuotaPacer::default(),
         };
@@ -496,6 +515,10 @@ impl<K: Clock> AdaptiveLimiter<K> {
     fn record_success(&self) {
         let now = self.now();
         let mut state = self.state();
+        if self.inner.config.mode == AdaptiveMode::Tracking {
+            self.track(&mut state, false, now);
+            return;
+        }
         let measured = state.meter.record(now);
         let rate = state.cubic.on_success(now);
         self.set_rate(&mut state, rate, measured, now);
@@ -508,6 +531,12 @@ impl<K: Clock> AdaptiveLimiter<K> {
         let enabled = self.inner.enabled.load(Ordering::Acquire);
         if !enabled {
             self.enter_unmetered(&mut state, now);
+        }
+        if self.inner.config.mode == AdaptiveMode::Tracking {
+            state.throttles = state.throttles.saturating_add(1);
+            self.track(&mut state, true, now);
+            self.inner.enabled.store(true, Ordering::Release);
+            return;
         }
         let measured = state.meter.record(now);
         // Once on, the client sends at most at the fill rate.
@@ -530,6 +559,21 @@ impl<K: Clock> AdaptiveLimiter<K> {
         state.meter.assume(measured, responses, now);
         let rate = state.cubic.on_success(now);
         self.set_rate(state, rate, measured, now);
+    }
+
+    /// The tracking mode's response at `now`. The first throttle starts it
+    /// from the rate measured until then, uncut: the windows that follow
+    /// measure how much of it the server admits.
+    fn track(&self, state: &mut State, throttled: bool, now: f64) {
+        let tracking = state.tracking.get_or_insert_with(|| {
+            let measured = state.meter.rate();
+            state.bucket.set_rate(measured, now);
+            Tracking::new(measured, now)
+        });
+        if let Some(rate) = tracking.record(throttled, now) {
+            let cap = self.inner.config.max_rate_scale * tracking.sending();
+            state.bucket.set_rate(rate.min(cap), now);
+        }
     }
 
     /// The curve's `rate`, never above `max_rate_scale` times the measured rate.
@@ -555,7 +599,7 @@ impl<K: Clock> AdaptiveLimiter<K> {
         LimiterMetrics {
             enabled,
             fill_rate: state.bucket.rate(),
-            measured_rate: state.meter.rate(),
+            measured_rate: state.tracking.map_or(state.meter.rate(), |tracking| tracking.sending()),
             tokens: state.bucket.level(now),
             capacity: state.bucket.capacity(),
             throttles: state.throttles,
@@ -634,6 +678,39 @@ mod tests {
         );
         clock.advance(wait);
         assert_eq!(limiter.try_acquire(), Ok(()));
+    }
+
+    #[test]
+    fn the_tracking_mode_starts_uncut_and_follows_the_admitted_rate() {
+        let clock = MockClock::new();
+        let builder = AdaptiveLimiter::builder().with_mode(AdaptiveMode::Tracking);
+        let limiter = builder.build_with_clock(clock.clone()).unwrap();
+        assert_eq!(limiter.config().mode(), AdaptiveMode::Tracking);
+        for _ in 0..200 {
+            limiter.record_response(false);
+            clock.advance(Duration::from_millis(50));
+        }
+        // The first throttle turns it on at the rate measured, not 0.7 of it.
+        limiter.record_response(true);
+        let metrics = limiter.metrics();
+        assert!(metrics.enabled && (metrics.fill_rate - 20.0).abs() < 1e-9, "{metrics:?}");
+        // A second of 20 responses, a quarter of them throttled: 15 a
+        // second admitted, the rate 0.95 of that.
+        for i in 0..20 {
+            clock.advance(Duration::from_millis(50));
+            limiter.record_response(i % 4 == 0);
+        }
+        let metrics = limiter.metrics();
+        assert!((metrics.fill_rate - 0.95 * 15.0).abs() < 0.3, "{metrics:?}");
+        assert!((metrics.measured_rate - 20.0).abs() < 1.1, "{metrics:?}");
+        assert_eq!(metrics.throttles, 6);
+        // A clean window raises it by a twentieth of what was sent.
+        for _ in 0..20 {
+            clock.advance(Duration::from_millis(50));
+            limiter.record_response(false);
+        }
+        let raised = limiter.metrics().fill_rate;
+        assert!((raised - 1.05 * 20.0).abs() < 1.1, "{raised}");
     }
 
     #[test]

@@ -28,8 +28,27 @@
 //! The result: a throttled fleet settles near the rate the server admits
 //! instead of hammering it and retrying the rejections.
 //!
+//! # Two modes
+//! The above is [`AdaptiveMode::Aws`], the default. With a few clients each
+//! sending a large share of the limit, its deep cuts and slow regrowth
+//! leave the fleet well below the limit; [`AdaptiveMode::Tracking`]
+//! ([`AdaptiveLimiterBuilder::with_mode`]) measures instead what share of
+//! its attempts the server admitted, a second or more at a time, and sends
+//! just below that, probing up by a twentieth while nothing is throttled.
+//!
+//! # Bounded waiting
+//! Once on, an attempt waits for its token as long as it takes, up to the
+//! policy's deadline. A client that offers more than the server admits
+//! then queues without bound: give the policy a
+//! [`max_token_wait`](crate::RetryPolicy::with_max_token_wait) and an
+//! attempt that would wait longer stops with
+//! [`StopReason::TokenWaitTooLong`](crate::StopReason::TokenWaitTooLong),
+//! shedding the work at once instead of late.
+//!
+//! # Announced quotas
 //! A server that **announces its quota** (the IETF `RateLimit` fields,
-//! `X-RateLimit-Remaining` and `-Reset`) spares the client that lesson: the
+//! `X-RateLimit-Remaining` and `-Reset`) spares the client learning it
+//! from throttles: the
 //! retry drivers read the quota off every response, successes included,
 //! and [`AdaptiveLimiter::announce`] paces the attempts to the requests
 //! left over the time left ([`quota`]), before any throttle.
@@ -38,9 +57,12 @@ mod adaptive;
 mod bucket;
 mod cubic;
 mod meter;
+mod mode;
 pub mod quota;
+mod tracking;
 
 pub use adaptive::{AdaptiveLimiter, AdaptiveLimiterBuilder, LimiterMetrics};
+pub use mode::{AdaptiveMode, UnknownMode};
 pub use quota::{MAX_QUOTA_RESET, MAX_QUOTA_WAIT};
 
 use crate::classify::quota::Quota;

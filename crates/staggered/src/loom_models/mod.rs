@@ -41,16 +41,38 @@ fn explore(name: &str, preemptions: Option<usize>, model: impl Fn() + Sync + Sen
     let runs = std::sync::Arc::new(AtomicUsize::new(0));
     let counted = std::sync::Arc::clone(&runs);
     let start = Instant::now();
+    let failed = Failed { name: name.to_owned(), runs: std::sync::Arc::clone(&runs), start };
     builder.check(move || {
         counted.fetch_add(1, Relaxed);
         model();
     });
+    core::mem::forget(failed);
     println!(
         "loom model {name}: {} interleavings explored (preemption bound {}) in {:.2?}",
         runs.load(Relaxed),
         bound.map_or_else(|| "none: all of them".to_owned(), |bound| bound.to_string()),
         start.elapsed()
     );
+}
+
+/// Says, when a model fails, in which interleaving and how long after the
+/// start: dropped only by the unwinding of a failed check (a passing one
+/// forgets it).
+struct Failed {
+    name: String,
+    runs: std::sync::Arc<AtomicUsize>,
+    start: Instant,
+}
+
+impl Drop for Failed {
+    fn drop(&mut self) {
+        println!(
+            "loom model {}: failed in interleaving {}, {:.2?} after the start",
+            self.name,
+            self.runs.load(Relaxed),
+            self.start.elapsed()
+        );
+    }
 }
 
 /// A clock whose time is a loom atomic, so that reading it is a step loom

@@ -38,6 +38,10 @@ pub struct Limits {
     /// How a hint sets the wait: at least the hint by default; the AWS SDKs'
     /// and gRPC's rules on request.
     pub hint_policy: HintPolicy,
+    /// The longest an attempt may wait for a client-side rate limiter's
+    /// token; a longer wait stops with [`StopReason::TokenWaitTooLong`].
+    /// `None`: only the deadline bounds it.
+    pub max_token_wait: Option<Duration>,
 }
 
 impl Limits {
@@ -48,6 +52,7 @@ impl Limits {
         max_hint: None,
         hint_jitter: 0.1,
         hint_policy: HintPolicy::AtLeast,
+        max_token_wait: None,
     };
 
     /// The limits a schedule carries: its `max_attempts`, its deadline and the
@@ -105,6 +110,11 @@ impl Limits {
         self.hint_jitter = if fraction.is_nan() { 0.0 } else { fraction.clamp(0.0, 1.0) };
         self
     }
+    /// The same limits with a bound on each attempt's wait for a token.
+    pub const fn with_max_token_wait(mut self, max_token_wait: Option<Duration>) -> Self {
+        self.max_token_wait = max_token_wait;
+        self
+    }
     /// The same limits with another rule for server hints.
     pub const fn with_hint_policy(mut self, hint_policy: HintPolicy) -> Self {
         self.hint_policy = hint_policy;
@@ -138,11 +148,16 @@ pub enum StopReason {
     /// The attempt failed and could not be sent again: a request that is
     /// not safe to repeat (a POST), or whose body cannot be copied.
     NotRepeatable,
+    /// The attempt would have waited longer than `max_token_wait` for the
+    /// client-side rate limiter's token: the client offers more than the
+    /// server admits, and the work is shed rather than queued.
+    TokenWaitTooLong,
 }
 
 impl StopReason {
     /// A short name for logs: `attempts_exhausted`, `permanent`, `deadline`,
-    /// `hint_too_long`, `budget_exhausted`, `cancelled`, `not_repeatable`.
+    /// `hint_too_long`, `budget_exhausted`, `cancelled`, `not_repeatable`,
+    /// `token_wait_too_long`.
     pub const fn name(self) -> &'static str {
         match self {
             StopReason::AttemptsExhausted => "attempts_exhausted",
@@ -152,6 +167,7 @@ impl StopReason {
             StopReason::BudgetExhausted => "budget_exhausted",
             StopReason::Cancelled => "cancelled",
             StopReason::NotRepeatable => "not_repeatable",
+            StopReason::TokenWaitTooLong => "token_wait_too_long",
         }
     }
 }
@@ -166,6 +182,7 @@ impl fmt::Display for StopReason {
             StopReason::BudgetExhausted => "retry budget exhausted",
             StopReason::Cancelled => "cancelled",
             StopReason::NotRepeatable => "the request cannot be sent again",
+            StopReason::TokenWaitTooLong => "waited too long for the rate limiter",
         })
     }
 }
@@ -219,6 +236,8 @@ pub struct Decision<S: Schedule, B = NoBudget> {
     hedges_refused: bool,
     /// A hedged call: its success gives back no copy's cost.
     hedged: bool,
+    /// What the attempt about to be sent has waited for its token so far.
+    token_waited: Duration,
 }
 
 impl<I: Iterator<Item = Duration> + Clone> Decision<I> {
@@ -268,6 +287,7 @@ impl<S: Schedule, B: Budget> Decision<S, B> {
             repeatable: true,
             hedges_refused: false,
             hedged: false,
+            token_waited: Duration::ZERO,
         }
     }
 
@@ -380,14 +400,32 @@ impl<S: Schedule, B: Budget> Decision<S, B> {
     /// `wait` for its token, `elapsed` after attempt 1 started:
     /// [`Action::Retry`] with the wait (then ask the limiter again), or
     /// [`StopReason::Deadline`] if it would end at or after the deadline,
-    /// and [`StopReason::Cancelled`] once cancelled. A retry that stops here
+    /// [`StopReason::TokenWaitTooLong`] if the attempt's waits for its
+    /// token would add up to more than [`Limits::max_token_wait`], and
+    /// [`StopReason::Cancelled`] once cancelled. A retry that stops here
     /// is never sent, so the budget gets back what it spent on it.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use staggered::{Action, Decision, Limits, StopReason};
+    ///
+    /// let ms = Duration::from_millis;
+    /// let limits = Limits::NONE.with_max_token_wait(Some(ms(500)));
+    /// let mut decision = Decision::new(std::iter::empty(), limits);
+    /// assert_eq!(decision.on_token_wait(ms(300), ms(0)), Action::Retry(ms(300)));
+    /// // 300 ms waited, 300 more would make 600: shed.
+    /// assert_eq!(decision.on_token_wait(ms(300), ms(300)), Action::Stop(StopReason::TokenWaitTooLong));
+    /// ```
     pub fn on_token_wait(&mut self, wait: Duration, elapsed: Duration) -> Action {
+        let waited = self.token_waited.saturating_add(wait);
         let reason = if self.cancelled {
             StopReason::Cancelled
         } else if self.ends_too_late(wait, elapsed) {
             StopReason::Deadline
+        } else if self.limits.max_token_wait.is_some_and(|max| waited > max) {
+            StopReason::TokenWaitTooLong
         } else {
+            self.token_waited = waited;
             return Action::Retry(wait);
         };
         self.retry_not_sent();
@@ -407,6 +445,7 @@ impl<S: Schedule, B: Budget> Decision<S, B> {
     /// from now on only a success gives its cost back.
     pub fn on_send(&mut self) {
         self.unsent = false;
+        self.token_waited = Duration::ZERO;
     }
 
     /// The retry the last [`Action::Retry`] allowed will not be sent (the
@@ -598,6 +637,7 @@ where
             repeatable: self.repeatable,
             hedges_refused: self.hedges_refused,
             hedged: self.hedged,
+            token_waited: self.token_waited,
         }
     }
 }

@@ -158,7 +158,7 @@ mod keys {
     use crate::StopReason;
 
     const KINDS: [ErrorKind; 3] = [ErrorKind::Transient, ErrorKind::Throttled, ErrorKind::Permanent];
-    const REASONS: [StopReason; 7] = [
+    const REASONS: [StopReason; 8] = [
         StopReason::AttemptsExhausted,
         StopReason::Permanent,
         StopReason::Deadline,
@@ -166,6 +166,7 @@ mod keys {
         StopReason::BudgetExhausted,
         StopReason::Cancelled,
         StopReason::NotRepeatable,
+        StopReason::TokenWaitTooLong,
     ];
 
     pub(super) const fn kind_index(kind: ErrorKind) -> usize {
@@ -185,6 +186,7 @@ mod keys {
             StopReason::BudgetExhausted => 4,
             StopReason::Cancelled => 5,
             StopReason::NotRepeatable => 6,
+            StopReason::TokenWaitTooLong => 7,
         }
     }
 
@@ -194,7 +196,7 @@ mod keys {
         pub(super) first_try_successes: Key,
         pub(super) retries: [Key; 3],
         pub(super) delays: [Key; 3],
-        pub(super) give_ups: [Key; 7],
+        pub(super) give_ups: [Key; 8],
         pub(super) hedges: Key,
         pub(super) hedge_wins: [Key; COPIES as usize],
         budget_level: Key,
@@ -210,7 +212,7 @@ mod keys {
         [Label::from_static_parts(ERROR_TYPE, KINDS[1].name())],
         [Label::from_static_parts(ERROR_TYPE, KINDS[2].name())],
     ];
-    static REASON_LABELS: [[Label; 1]; 7] = [
+    static REASON_LABELS: [[Label; 1]; 8] = [
         [Label::from_static_parts(STOP_REASON, REASONS[0].name())],
         [Label::from_static_parts(STOP_REASON, REASONS[1].name())],
         [Label::from_static_parts(STOP_REASON, REASONS[2].name())],
@@ -218,6 +220,7 @@ mod keys {
         [Label::from_static_parts(STOP_REASON, REASONS[4].name())],
         [Label::from_static_parts(STOP_REASON, REASONS[5].name())],
         [Label::from_static_parts(STOP_REASON, REASONS[6].name())],
+        [Label::from_static_parts(STOP_REASON, REASONS[7].name())],
     ];
     static ATTEMPT_LABELS: [[Label; 1]; COPIES as usize] = [
         [Label::from_static_parts(ATTEMPT, "1")],
@@ -250,6 +253,7 @@ mod keys {
             Key::from_static_parts(GIVE_UPS, &REASON_LABELS[4]),
             Key::from_static_parts(GIVE_UPS, &REASON_LABELS[5]),
             Key::from_static_parts(GIVE_UPS, &REASON_LABELS[6]),
+            Key::from_static_parts(GIVE_UPS, &REASON_LABELS[7]),
         ],
         hedges: Key::from_static_name(HEDGES),
         hedge_wins: [

@@ -80,6 +80,7 @@ pub(crate) type PolicyBudget = crate::NoBudget;
 /// | `max_attempts` | the schedule's (a [`Backoff`]'s `max_attempts`) | [`with_max_attempts`](RetryPolicy::with_max_attempts) |
 /// | deadline | the schedule's (none for most) | [`with_deadline`](RetryPolicy::with_deadline) |
 /// | `max_hint` | see the table below | [`with_max_hint`](RetryPolicy::with_max_hint) |
+/// | `max_token_wait` | none: an attempt waits for the rate limiter's token up to the deadline | [`with_max_token_wait`](RetryPolicy::with_max_token_wait) |
 /// | hint jitter, hint policy | 0.1, [`HintPolicy::AtLeast`](crate::HintPolicy) | [`with_hint_jitter`](RetryPolicy::with_hint_jitter), [`with_hint_policy`](RetryPolicy::with_hint_policy) |
 /// | `tracing` level of a give-up | `WARN` (`DEBUG` for a permanent failure on attempt 1) | `with_give_up_level` (feature `tracing`) |
 /// | `metrics` | none recorded | `with_metrics`, `with_operation_name` (feature `metrics`) |
@@ -347,6 +348,17 @@ impl<S, C, T> RetryPolicy<S, C, T> {
     pub fn with_max_hint(mut self, max_hint: Duration) -> Self {
         self.limits.max_hint = Some(max_hint);
         self.max_hint_set = true;
+        self
+    }
+
+    /// Sets the longest an attempt may wait for the rate limiter's token
+    /// (unset: as long as the deadline allows). An attempt that would wait
+    /// longer stops with [`StopReason::TokenWaitTooLong`](crate::StopReason::TokenWaitTooLong):
+    /// a client offering more than the server admits sheds the excess at
+    /// once instead of queueing it until the caller has given up. Without
+    /// a [rate limiter](RetryPolicy::with_rate_limiter) it does nothing.
+    pub fn with_max_token_wait(mut self, max_token_wait: Duration) -> Self {
+        self.limits.max_token_wait = Some(max_token_wait);
         self
     }
 

@@ -6,7 +6,7 @@ use std::cell::Cell;
 use std::time::Duration;
 
 use staggered::limiter::AdaptiveLimiter;
-use staggered::sleep::{TokioClock, TokioSleeper};
+use staggered::sleep::{Clock, TokioClock, TokioSleeper};
 use staggered::test_util::{MockClock, RecordingSleeper};
 use staggered::{Backoff, ErrorKind, Failure, RetryPolicy, StopReason, Strategy};
 
@@ -133,13 +133,19 @@ fn every_response_is_reported_and_a_throttle_turns_the_limiter_on() {
     assert_eq!(limiter.metrics().throttles, 4, "three more throttled attempts");
 }
 
-#[test]
-fn a_wait_for_a_token_that_would_pass_the_deadline_stops_with_the_deadline() {
+/// A limiter throttled with nothing measured, at the floor of 0.5 tokens a
+/// second (one every 2 s), its bucket empty.
+fn at_the_floor() -> (AdaptiveLimiter<MockClock>, MockClock) {
     let clock = MockClock::new();
     let limiter = AdaptiveLimiter::builder().build_with_clock(clock.clone()).unwrap();
-    // Throttled with nothing measured: the floor, 0.5 tokens a second.
     limiter.record_response(true);
     while limiter.try_acquire().is_ok() {}
+    (limiter, clock)
+}
+
+#[test]
+fn a_wait_for_a_token_that_would_pass_the_deadline_stops_with_the_deadline() {
+    let (limiter, clock) = at_the_floor();
     let policy = RetryPolicy::new(backoff())
         .classify(classify)
         .with_deadline(Duration::from_secs(1))
@@ -170,6 +176,45 @@ fn a_wait_for_a_token_that_would_pass_the_deadline_stops_with_the_deadline() {
     let waited: Duration = sleeper.sleeps().iter().sum();
     assert_eq!(err.waited(), waited, "the token's wait and the backoff");
     assert!(waited > Duration::from_secs(2) && waited < Duration::from_millis(2500), "{waited:?}");
+}
+
+#[test]
+fn a_wait_for_a_token_past_max_token_wait_sheds_the_operation_with_its_own_reason() {
+    let (limiter, clock) = at_the_floor();
+    let policy = RetryPolicy::new(backoff())
+        .classify(classify)
+        .with_max_token_wait(Duration::from_secs(1))
+        .with_rate_limiter(limiter.clone());
+    let sleeper = RecordingSleeper::with_clock(clock.clone());
+    let gave_up = Cell::new(None);
+    let err = policy
+        .retry(|_| Ok::<_, Slow>(()))
+        .on_give_up(|event| gave_up.set(Some(event.reason)))
+        .with_timer(&sleeper, &clock)
+        .run()
+        .unwrap_err();
+    // Two seconds for a token, at most one allowed, no deadline: shed at once.
+    assert_eq!((err.reason(), err.attempts()), (StopReason::TokenWaitTooLong, 0));
+    assert!(sleeper.sleeps().is_empty(), "shed without waiting");
+    assert_eq!(gave_up.get(), Some(StopReason::TokenWaitTooLong));
+    assert_eq!(err.to_string(), "gave up after 0 attempts (waited too long for the rate limiter)");
+
+    // A bound of 3 s: the 2 s wait is allowed, the attempt is sent and
+    // succeeds. The bound is per attempt, not per operation.
+    let policy = policy.with_max_token_wait(Duration::from_secs(3));
+    let done = policy.retry(|_| Ok::<_, Slow>(())).with_timer(&sleeper, &clock).run();
+    assert!(done.is_ok());
+    assert_eq!(sleeper.sleeps().iter().sum::<Duration>(), Duration::from_secs(2) + Duration::from_nanos(1));
+
+    // Without a bound only the deadline stops the wait (the test above):
+    // throttled again and drained, the next token is over a second away,
+    // a wait the bound of 1 s would have shed, and it is waited.
+    limiter.record_response(true);
+    while limiter.try_acquire().is_ok() {}
+    let unbounded = RetryPolicy::new(backoff()).with_rate_limiter(limiter.clone());
+    let before = clock.now();
+    assert!(unbounded.retry(|_| Ok::<_, Slow>(())).with_timer(&sleeper, &clock).run().is_ok());
+    assert!(clock.since(before) > Duration::from_secs(1), "{:?}", clock.since(before));
 }
 
 #[tokio::test(start_paused = true)]
