@@ -30,10 +30,13 @@ use crate::retry::event::{HedgeEvent, Notify, RetryEvent};
 use crate::retry::future::{race, Sending};
 use crate::retry::hedging::Hedging;
 use crate::retry::judge::Judge;
-use crate::retry::operation::{Attempted, Before, CallParts, Ended, Operation, Stopped};
+use crate::retry::operation::{Attempted, Before, CallParts, Operation, Stopped};
 use crate::retry::timeout::Timeout;
 use crate::sleep::{Clock, Sleeper};
 use crate::{Action, Limits, Retried, RetryPolicy, Schedule, StopReason, TimedOut};
+
+/// How a hedged call ended: a success, or the stop.
+type Ended<V, X> = Result<Retried<V>, Stopped<X>>;
 
 /// Sends copies of a request with `send` (given the copy's number, 1 for
 /// the first, and its time limit) by the rules above, until one succeeds,

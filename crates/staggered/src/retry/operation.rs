@@ -119,9 +119,6 @@ impl<X> Stopped<X> {
     }
 }
 
-/// How an operation ended: a success, or the stop.
-pub(crate) type Ended<V, X> = Result<Retried<V>, Stopped<X>>;
-
 /// The state of one operation on the schedule `S`, whose clock reads `I`,
 /// whose failed attempts are `X`.
 pub(crate) struct Operation<S: Schedule, I, X> {
