@@ -179,6 +179,18 @@ pub(crate) fn check_policies(policies: &List<Policy>, known: &[Policy]) -> Resul
     Ok(())
 }
 
+/// A warning for each parameter that has no effect on this run: `groups`
+/// lists parameters with whether anything in the run uses them and, when
+/// nothing does, why (`"no policy retries"`).
+pub(crate) fn inert(groups: &[(&[&'static str], bool, &str)]) -> Vec<(&'static str, String)> {
+    let unused = groups.iter().filter(|(_, applies, _)| !applies);
+    unused
+        .flat_map(|(fields, _, why)| {
+            fields.iter().map(move |&field| (field, format!("has no effect: {why}")))
+        })
+        .collect()
+}
+
 /// The schedule every retrying policy walks, from its parameters.
 ///
 /// # Errors

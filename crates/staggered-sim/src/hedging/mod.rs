@@ -435,12 +435,7 @@ impl Experiment for HedgingParams {
                 "hedge+ratio is not among the policies",
             ),
         ];
-        let inert = groups.into_iter().filter(|(_, applies, _)| !applies);
-        inert
-            .flat_map(|(fields, _, why)| {
-                fields.iter().map(move |&field| (field, format!("has no effect: {why}")))
-            })
-            .collect()
+        fleet::inert(&groups)
     }
 
     /// Operations, [`operations`](HedgingParams::operations) per load level

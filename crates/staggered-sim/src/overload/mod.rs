@@ -400,12 +400,7 @@ impl Experiment for OverloadParams {
             ),
             (&["trigger_capacity"], self.trigger != Window::None, "the trigger is none"),
         ];
-        let inert = groups.into_iter().filter(|(_, applies, _)| !applies);
-        inert
-            .flat_map(|(fields, _, why)| {
-                fields.iter().map(move |&field| (field, format!("has no effect: {why}")))
-            })
-            .collect()
+        fleet::inert(&groups)
     }
 
     /// Simulated seconds, [`buckets`](OverloadParams::buckets) per policy: a

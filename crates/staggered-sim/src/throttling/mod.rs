@@ -403,12 +403,7 @@ impl Experiment for ThrottlingParams {
             (&["announce"], has(Policy::reads_headers), "adaptive+headers is not among the policies"),
             (&["max_token_wait"], has(Policy::has_limiter), "no policy has a limiter"),
         ];
-        let inert = groups.into_iter().filter(|(_, applies, _)| !applies);
-        inert
-            .flat_map(|(fields, _, why)| {
-                fields.iter().map(move |&field| (field, format!("has no effect: {why}")))
-            })
-            .collect()
+        fleet::inert(&groups)
     }
 
     /// Simulated seconds, [`buckets`](ThrottlingParams::buckets) per policy.
