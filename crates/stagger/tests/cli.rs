@@ -20,6 +20,22 @@ fn stdout_of(args: &[&str]) -> String {
     String::from_utf8(out.stdout).expect("utf-8 output")
 }
 
+/// Runs `stagger` with `prefix` then each case's options, and checks that
+/// each is refused as a usage error: exit 2, an `error: ` line containing
+/// the case's text, and nothing on stdout (nothing ran).
+fn refuses_each(prefix: &[&str], cases: &[(&[&str], &str)]) {
+    for (options, needle) in cases {
+        let mut args = prefix.to_vec();
+        args.extend(*options);
+        let out = stagger(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.starts_with("error: "), "{args:?}: {stderr}");
+        assert!(stderr.contains(needle), "{args:?}: {stderr}");
+        assert!(out.stdout.is_empty(), "{args:?}: nothing runs on bad options");
+    }
+}
+
 mod schedule {
     use serde_json::Value;
 

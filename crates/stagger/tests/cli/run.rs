@@ -12,7 +12,7 @@ use rustix::process::{kill_process, kill_process_group, Pid, Signal};
 use serde_json::Value;
 use tempfile::TempDir;
 
-use super::stagger;
+use super::{refuses_each, stagger};
 
 /// Ten-millisecond constant delays and at most `attempts` attempts.
 fn fast(attempts: u32) -> Vec<String> {
@@ -424,16 +424,7 @@ fn bad_options_exit_2_naming_the_option() {
         (&["--quiet"], "<COMMAND>"),
         (&["--multiplier", "0.5", "--", "true"], "invalid value for --multiplier"),
     ];
-    for (options, needle) in cases {
-        let mut args = vec!["run"];
-        args.extend(options);
-        let out = stagger(&args);
-        let stderr = stderr_text(&out);
-        assert_eq!(out.status.code(), Some(2), "{options:?}: {stderr}");
-        assert!(stderr.starts_with("error: "), "{options:?}: {stderr}");
-        assert!(stderr.contains(needle), "{options:?}: {stderr}");
-        assert!(out.stdout.is_empty(), "{options:?}");
-    }
+    refuses_each(&["run"], &cases);
     let both = stderr_text(&stagger(&["run", "--retry-on-exit", "1", "--stop-on-exit", "2", "--", "true"]));
     assert!(both.contains("cannot be used with"), "{both}");
 }

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{stagger, stdout_of};
+use super::{refuses_each, stagger, stdout_of};
 
 /// How opaque the renderer fills a band's boxes (`output::svg::BAND_OPACITY`).
 const BAND_OPACITY: &str = "0.3";
@@ -146,15 +146,7 @@ fn bad_paths_exit_2_naming_the_option_and_write_nothing() {
             "invalid value 'nope' for '--strategy <NAME[,NAME...]>'",
         ),
     ];
-    for (options, needle) in cases {
-        let mut args = vec!["schedule"];
-        args.extend(options);
-        let out = stagger(&args);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{options:?}: {stderr}");
-        assert!(stderr.starts_with("error: ") && stderr.contains(needle), "{options:?}: {stderr}");
-        assert!(out.stdout.is_empty(), "{options:?}: nothing runs on bad options");
-    }
+    refuses_each(&["schedule"], &cases);
     assert!(!std::path::Path::new("chart.svg").exists());
 }
 

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use super::{stagger, stdout_of};
+use super::{refuses_each, stagger, stdout_of};
 
 /// The published strategies, in the 2015 experiment's order.
 const PUBLISHED: [&str; 5] = ["none", "exponential", "equal", "full", "decorrelated"];
@@ -236,16 +236,7 @@ fn bad_options_exit_2_naming_the_option() {
             "invalid value for --plot: the directory no/such/dir does not exist",
         ),
     ];
-    for (options, needle) in cases {
-        let mut args = vec!["simulate"];
-        args.extend(options);
-        let out = stagger(&args);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{options:?}: {stderr}");
-        assert!(stderr.starts_with("error: "), "{options:?}: {stderr}");
-        assert!(stderr.contains(needle), "{options:?}: {stderr}");
-        assert!(out.stdout.is_empty(), "{options:?}: nothing runs on bad options");
-    }
+    refuses_each(&["simulate"], &cases);
 }
 
 #[test]
@@ -270,7 +261,7 @@ mod overload {
 
     use serde_json::Value;
 
-    use super::{stagger, stdout_of, temp_path};
+    use super::{refuses_each, stagger, stdout_of, temp_path};
 
     /// The policies, in the order of the output.
     const POLICIES: [&str; 5] = ["no-retry", "retry", "retry+token-bucket", "retry+ratio", "retry+throttle"];
@@ -547,24 +538,8 @@ mod overload {
             (&["--policies", "retry"], "--policies is an option of --scenario overload"),
             (&["--scenario", "contention", "--bucket-refund", "2"], "--bucket-refund is an option of --scenario overload"),
         ];
-        let overload_cases = cases.iter().map(|(options, needle)| {
-            let mut args = vec!["simulate", "--scenario", "overload"];
-            args.extend(*options);
-            (args, *needle)
-        });
-        let contention_cases = contention.iter().map(|(options, needle)| {
-            let mut args = vec!["simulate"];
-            args.extend(*options);
-            (args, *needle)
-        });
-        for (args, needle) in overload_cases.chain(contention_cases) {
-            let out = stagger(&args);
-            let stderr = String::from_utf8_lossy(&out.stderr);
-            assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
-            assert!(stderr.starts_with("error: "), "{args:?}: {stderr}");
-            assert!(stderr.contains(needle), "{args:?}: {stderr}");
-            assert!(out.stdout.is_empty(), "{args:?}: nothing runs on bad options");
-        }
+        refuses_each(&["simulate", "--scenario", "overload"], &cases);
+        refuses_each(&["simulate"], &contention);
     }
 }
 
@@ -576,7 +551,7 @@ mod throttling {
 
     use serde_json::Value;
 
-    use super::{stagger, stdout_of, temp_path};
+    use super::{refuses_each, stagger, stdout_of, temp_path};
 
     /// The policies, in the order of the output.
     const POLICIES: [&str; 5] = ["no-retry", "retry", "retry+token-bucket", "adaptive", "adaptive-tracking"];
@@ -710,15 +685,7 @@ mod throttling {
             (&["--runs", "3"], "--runs is an option of --scenario contention"),
             (&["--base", "5"], "'--base <DUR>': missing unit after 5"),
         ];
-        for (options, needle) in cases {
-            let mut args = vec!["simulate", "--scenario", "throttling"];
-            args.extend(options);
-            let out = stagger(&args);
-            let stderr = String::from_utf8_lossy(&out.stderr);
-            assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
-            assert!(stderr.contains(needle), "{args:?}: {stderr}");
-            assert!(out.stdout.is_empty(), "{args:?}: nothing runs on bad options");
-        }
+        refuses_each(&["simulate", "--scenario", "throttling"], &cases);
         let out = stagger(&["simulate", "--scenario", "overload", "--rate-limit", "5"]);
         assert_eq!(out.status.code(), Some(2));
         assert!(String::from_utf8_lossy(&out.stderr)
@@ -733,7 +700,7 @@ mod hedging {
 
     use serde_json::Value;
 
-    use super::{stagger, stdout_of, temp_path};
+    use super::{refuses_each, stagger, stdout_of, temp_path};
 
     /// The policies, in the order of the output at each load.
     const POLICIES: [&str; 5] = ["no-retry", "retry", "hedge", "hedge+learned", "hedge+ratio"];
@@ -818,14 +785,6 @@ mod hedging {
             (&["--policies", "retry+ratio"], "invalid value for --policies: unknown policy \"retry+ratio\""),
             (&["--clients", "3"], "--clients is an option of --scenario contention, throttling and frontier"),
         ];
-        for (options, needle) in cases {
-            let mut args = vec!["simulate", "--scenario", "hedging"];
-            args.extend(options);
-            let out = stagger(&args);
-            let stderr = String::from_utf8_lossy(&out.stderr);
-            assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
-            assert!(stderr.contains(needle), "{args:?}: {stderr}");
-            assert!(out.stdout.is_empty(), "{args:?}: nothing runs on bad options");
-        }
+        refuses_each(&["simulate", "--scenario", "hedging"], &cases);
     }
 }

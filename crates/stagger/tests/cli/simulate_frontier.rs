@@ -6,7 +6,7 @@ use std::fs;
 
 use serde_json::Value;
 
-use super::{stagger, stdout_of};
+use super::{refuses_each, stagger, stdout_of};
 
 /// The frontier on a small grid, with `extra` options.
 fn small(extra: &[&str]) -> String {
@@ -95,15 +95,7 @@ fn bad_options_exit_2_naming_the_option() {
         (&["--runs", "0"], "invalid value for --runs: invalid runs 0"),
         (&["--trigger", "none"], "--trigger is an option of --scenario overload"),
     ];
-    for (options, needle) in cases {
-        let mut args = vec!["simulate", "--scenario", "frontier", "--clients", "10"];
-        args.extend(options);
-        let out = stagger(&args);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{options:?}: {stderr}");
-        assert!(stderr.contains(needle), "{options:?}: {stderr}");
-        assert!(out.stdout.is_empty(), "{options:?}: nothing runs on bad options");
-    }
+    refuses_each(&["simulate", "--scenario", "frontier", "--clients", "10"], &cases);
     // Without full or decorrelated there is no target: a warning, and the run.
     let out = stagger(&[
         "simulate",
