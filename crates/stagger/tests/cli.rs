@@ -74,12 +74,12 @@ mod schedule {
     }
 
     #[test]
-    fn google_table_is_seed_002() {
+    fn google_table_is_the_java_clients_table() {
         let text = stdout_of(&["schedule", "--preset", "google"]);
         let rows = table_rows(&text);
         // No attempt limit: the first 10 retries.
         assert_eq!(rows.len(), 10, "{text}");
-        // Seed 002: retry_interval and randomized_interval [0.5x, 1.5x], in
+        // google-http-java-client's Javadoc: retry_interval and randomized_interval [0.5x, 1.5x], in
         // whole-millisecond intervals (the Java client truncates to ms:
         // 1.687s, not 1.6875s), to four significant digits (the JSON keeps
         // every one: see the golden schedule-google.json).

@@ -4,7 +4,7 @@
 //!   `max_attempts`, and the cap holds, for any valid parameters (proptest).
 //! - `schedules::distributions`: each jittered strategy draws from the
 //!   distribution its formula documents (Kolmogorov-Smirnov, fixed seed).
-//! - `schedules::seeds`: the presets reproduce google-http-java-client's
+//! - `schedules::published`: the presets reproduce google-http-java-client's
 //!   table, the worked table of additive jitter and their published values
 //!   exactly.
 //! - `schedules::limits`: extreme parameters neither panic nor overflow, and

@@ -243,7 +243,7 @@ fn a_ctrl_c_to_staggers_process_group_reaches_the_command_once() {
 }
 
 #[test]
-fn json_logs_carry_seed_004_fields() {
+fn json_logs_carry_the_documented_fields() {
     let mut options = fast(3);
     options.extend(["--log-format", "json"].map(str::to_owned));
     let (out, _) = run_sh(&options, "exit 3", &[]);

@@ -4,7 +4,7 @@ mod distributions;
 mod ks;
 mod limits;
 mod properties;
-mod seeds;
+mod published;
 
 use std::time::Duration;
 

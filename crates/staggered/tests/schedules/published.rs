@@ -18,9 +18,9 @@ fn as_printed(d: Duration, printed: &str) -> (u128, u128) {
     (nanos(d) / unit_ns, printed.replace('.', "").parse().unwrap())
 }
 
-/// Seed 002 (google-http-java-client `ExponentialBackOff`), as printed:
+/// google-http-java-client's `ExponentialBackOff` Javadoc table, as printed:
 /// request #, retry_interval, randomized_interval (or `BackOff.STOP`).
-const SEED_002: [(u32, &str, Option<[&str; 2]>); 10] = [
+const GOOGLE_TABLE: [(u32, &str, Option<[&str; 2]>); 10] = [
     (1, "0.5", Some(["0.25", "0.75"])),
     (2, "0.75", Some(["0.375", "1.125"])),
     (3, "1.125", Some(["0.562", "1.687"])),
@@ -34,12 +34,12 @@ const SEED_002: [(u32, &str, Option<[&str; 2]>); 10] = [
 ];
 
 #[test]
-fn google_preset_reproduces_seed_002_table() {
+fn google_preset_reproduces_the_java_clients_table() {
     let google = Preset::Google.backoff();
     // Every interval is truncated to whole milliseconds, as Google's `int`
     // arithmetic does (1687.5 -> 1687), and each range comes from that
     // truncated interval: 1687 +- 843.5 gives [0.8435, 2.5305].
-    for ((request, interval, range), bounds) in SEED_002.into_iter().zip(google.bounds()) {
+    for ((request, interval, range), bounds) in GOOGLE_TABLE.into_iter().zip(google.bounds()) {
         assert_eq!(bounds.retry, request);
         let (ours, printed) = as_printed(bounds.interval, interval);
         assert_eq!(ours, printed, "request {request}: retry_interval {:?} vs {interval}", bounds.interval);
@@ -65,7 +65,7 @@ fn google_preset_reproduces_seed_002_table() {
 
 #[test]
 fn google_caps_the_interval_and_not_the_randomized_interval() {
-    // Seed 002: "max_interval caps the retry_interval and not the randomized_interval".
+    // The Javadoc: "max_interval caps the retry_interval and not the randomized_interval".
     let google = Preset::Google.backoff();
     let capped = google.bounds().find(|b| b.interval == Duration::from_secs(60)).unwrap();
     assert_eq!(capped.retry, 13, "19.210 s -> 28.815 -> 43.222 -> capped at 60");
@@ -79,17 +79,17 @@ fn google_caps_the_interval_and_not_the_randomized_interval() {
     assert!(above > 400, "about half of the capped delays pass max_delay, got {above} of 1000");
 }
 
-/// Seed 004's worked table (base 1000 ms, max 30000 ms, jitter factor 0.3), in ms.
-const SEED_004: [(u64, u64); 6] =
+/// The worked table of additive jitter (base 1000 ms, max 30000 ms, jitter factor 0.3), in ms.
+const ADDITIVE_TABLE: [(u64, u64); 6] =
     [(1000, 1300), (2000, 2600), (4000, 5200), (8000, 10400), (16000, 20800), (30000, 39000)];
 
 #[test]
-fn standard_with_interval_cap_reproduces_seed_004_table() {
+fn standard_with_interval_cap_reproduces_the_additive_jitter_table() {
     let table =
         Preset::Standard.builder().with_cap_mode(CapMode::Interval).with_max_attempts(7).build().unwrap();
     let bounds: Vec<_> = table.bounds().collect();
-    assert_eq!(bounds.len(), SEED_004.len());
-    for (b, (min, max)) in bounds.iter().zip(SEED_004) {
+    assert_eq!(bounds.len(), ADDITIVE_TABLE.len());
+    for (b, (min, max)) in bounds.iter().zip(ADDITIVE_TABLE) {
         assert_eq!(
             (b.min, b.max),
             (Duration::from_millis(min), Duration::from_millis(max)),
@@ -104,7 +104,7 @@ fn standard_with_interval_cap_reproduces_seed_004_table() {
     let mut seeds = FastRng::seed(4);
     let mut above = 0;
     for _ in 0..2000 {
-        for (delay, (min, max)) in table.delays_seeded(seeds.next_u64()).zip(SEED_004) {
+        for (delay, (min, max)) in table.delays_seeded(seeds.next_u64()).zip(ADDITIVE_TABLE) {
             assert!((Duration::from_millis(min)..=Duration::from_millis(max)).contains(&delay));
             above += usize::from(delay > table.max_delay());
         }
@@ -113,7 +113,7 @@ fn standard_with_interval_cap_reproduces_seed_004_table() {
 }
 
 #[test]
-fn seed_004_presets_keep_the_hard_cap() {
+fn the_general_presets_keep_the_hard_cap() {
     for preset in [Preset::Interactive, Preset::Standard, Preset::Batch] {
         // Past max_attempts too, to reach the capped retries of every preset.
         let backoff = preset.builder().with_max_attempts(20).build().unwrap();
@@ -132,7 +132,7 @@ fn seed_004_presets_keep_the_hard_cap() {
             }
         }
     }
-    // Seed 004's table under the hard cap: the last row shrinks to [30/1.3, 30] s.
+    // The additive jitter table under the hard cap: the last row shrinks to [30/1.3, 30] s.
     let standard = Preset::Standard.builder().with_max_attempts(7).build().unwrap();
     let last = standard.bounds().last().unwrap();
     assert_eq!(last.max, Duration::from_secs(30));
