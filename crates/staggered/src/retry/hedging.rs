@@ -210,20 +210,25 @@ struct Rotating {
 }
 
 /// Latencies in buckets 10% wide, from 1 µs to about 3 hours: a percentile
-/// is read to within 10%, in constant space.
+/// is read to within 10%, in constant space. A latency beyond the last
+/// bucket's edge lands in it too, and the largest one seen is kept, so
+/// that the delay read there is never below every latency recorded.
 #[derive(Debug, Clone)]
 struct Histogram {
     counts: [u64; BUCKETS],
     count: u64,
+    /// The largest latency recorded.
+    max: Duration,
 }
 
-/// Buckets from 1 µs growing by 10%: 1.1^229 µs is about 3 hours.
-const BUCKETS: usize = 230;
+/// Buckets from 1 µs growing by 10%: the last regular edge, 1.1^243 µs,
+/// is 3 h 11 min; the bucket after it holds everything longer.
+const BUCKETS: usize = 245;
 const GROWTH: f64 = 1.1;
 
 impl Default for Histogram {
     fn default() -> Self {
-        Histogram { counts: [0; BUCKETS], count: 0 }
+        Histogram { counts: [0; BUCKETS], count: 0, max: Duration::ZERO }
     }
 }
 
@@ -245,21 +250,23 @@ impl Histogram {
     fn record(&mut self, latency: Duration) {
         self.counts[Histogram::bucket(latency)] += 1;
         self.count += 1;
+        self.max = self.max.max(latency);
     }
 
     /// The upper edge of the bucket holding the `percentile` latency of
-    /// `histograms` taken together.
+    /// `histograms` taken together; in the last bucket, which has no upper
+    /// edge, the largest latency they recorded.
     fn percentile(histograms: [&Histogram; 2], percentile: f64) -> Duration {
         let count: u64 = histograms.iter().map(|h| h.count).sum();
         let rank = (percentile * count as f64).ceil().max(1.0) as u64;
         let mut seen = 0;
-        for bucket in 0..BUCKETS {
+        for bucket in 0..BUCKETS - 1 {
             seen += histograms.iter().map(|h| h.counts[bucket]).sum::<u64>();
             if seen >= rank {
                 return Histogram::upper(bucket);
             }
         }
-        Histogram::upper(BUCKETS - 1)
+        histograms.iter().map(|h| h.max).max().unwrap_or(Duration::ZERO)
     }
 }
 
@@ -284,7 +291,26 @@ mod tests {
         odd.record(Duration::ZERO);
         odd.record(Duration::MAX);
         assert_eq!(Histogram::percentile([&odd, &empty], 0.5), Histogram::upper(0));
-        assert_eq!(Histogram::percentile([&empty, &odd], 0.99), Histogram::upper(BUCKETS - 1));
+        assert_eq!(Histogram::percentile([&empty, &odd], 0.99), Duration::MAX);
+    }
+
+    #[test]
+    fn a_learned_delay_covers_three_hours_and_is_never_below_every_latency() {
+        // Within the range, to within 10% and never below: up to 3 hours.
+        for latency in [Duration::from_secs(3_000), Duration::from_secs(7_200), Duration::from_secs(10_800)] {
+            let hedging = Hedging::at_percentile(0.95).unwrap().with_min_samples(10);
+            for _ in 0..10 {
+                hedging.record(latency);
+            }
+            let delay = hedging.delay().unwrap();
+            assert!(delay >= latency && delay <= latency.mul_f64(1.1), "{latency:?}: {delay:?}");
+        }
+        // Beyond it, the largest latency seen, not an edge below them all.
+        for latency in [Duration::from_secs(20_000), Duration::from_secs(86_400 * 365), Duration::MAX] {
+            let hedging = Hedging::at_percentile(0.5).unwrap().with_min_samples(1);
+            hedging.record(latency);
+            assert_eq!(hedging.delay(), Some(latency));
+        }
     }
 
     #[test]
