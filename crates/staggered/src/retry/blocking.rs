@@ -41,16 +41,10 @@ where
     let cx = CallParts { policy, limits, hooks, clock };
     let mut operation = Operation::start(&cx);
     loop {
-        if cancel.is_cancelled() {
-            return Err(operation.cancel(&cx));
-        }
-        let wait = match operation.before(&cx) {
+        let wait = match operation.before(&cx, cancel.is_cancelled()) {
             Before::Send { attempt, .. } => {
                 let outcome = op(attempt);
-                if cancel.is_cancelled() {
-                    operation.cancel_after_attempt(&cx);
-                }
-                match operation.after(&cx, judge, Attempted::Ended(outcome)) {
+                match operation.after(&cx, judge, Attempted::Ended(outcome), cancel.is_cancelled()) {
                     After::Done(done) => return Ok(done),
                     After::Stop(stopped) => return Err(stopped),
                     After::Wait(delay) => delay,

@@ -7,7 +7,7 @@
 
 use core::future::{poll_fn, Future};
 use core::pin::{pin, Pin};
-use core::task::Poll;
+use core::task::{Context, Poll};
 use core::time::Duration;
 
 use crate::retry::event::Notify;
@@ -56,21 +56,21 @@ where
     let cx = CallParts { policy, limits, hooks, clock };
     let mut operation = Operation::start(&cx);
     loop {
-        let wait = match operation.before(&cx) {
+        let wait = match operation.before(&cx, fired(cancel.as_mut()).await) {
             Before::Send { attempt, limit } => {
                 let sending = send(attempt, limit);
                 operation.set_repeatable(&cx, sending.repeatable);
                 // In a block of its own, so the attempt is dropped before a
                 // cancel is reported.
-                let attempted = {
+                let ended = {
                     let future = pin!(sending.future);
                     let cut = pin!(limit.map(|limit| sleeper.cut_after(limit)));
                     until_ended(future, cut, limit, cancel.as_mut()).await
                 };
-                let Some(attempted) = attempted else {
+                let Some((attempted, fired)) = ended else {
                     return Err(operation.cancel(&cx));
                 };
-                match operation.after(&cx, judge, attempted) {
+                match operation.after(&cx, judge, attempted, fired) {
                     After::Done(done) => return Ok(done),
                     After::Stop(stopped) => return Err(stopped),
                     After::Wait(delay) => delay,
@@ -87,14 +87,23 @@ where
     }
 }
 
+/// Whether `cancel` has fired: polled once, so a signal that fired
+/// before an attempt or a wait is seen before it. Every async driver asks
+/// this before each attempt; the machine decides what it means.
+pub(crate) fn fired<X: Future<Output = ()>>(mut cancel: Pin<&mut X>) -> impl Future<Output = bool> + '_ {
+    poll_fn(move |task| Poll::Ready(cancel.as_mut().poll(task).is_ready()))
+}
+
 /// Polls an attempt's `future` until it ends, its timer `cut` fires (the
-/// attempt is cut after `limit`), or `cancel` completes (`None`).
+/// attempt is cut after `limit`), or `cancel` completes (`None`). An
+/// attempt that ended comes with whether `cancel` had fired by then: a
+/// response that has arrived is the machine's to judge, not to drop.
 fn until_ended<'a, Fut, V, E, Cut, X>(
     mut future: Pin<&'a mut Fut>,
-    mut cut: Pin<&'a mut Option<Cut>>,
+    mut timer: Pin<&'a mut Option<Cut>>,
     limit: Option<Duration>,
     mut cancel: Pin<&'a mut X>,
-) -> impl Future<Output = Option<Attempted<V, E>>> + 'a
+) -> impl Future<Output = Option<(Attempted<V, E>, bool)>> + 'a
 where
     Fut: Future<Output = Result<V, E>>,
     E: From<TimedOut>,
@@ -102,28 +111,39 @@ where
     X: Future<Output = ()>,
 {
     poll_fn(move |task| {
-        if let Poll::Ready(outcome) = future.as_mut().poll(task) {
-            return Poll::Ready(Some(Attempted::Ended(outcome)));
-        }
-        if let (Some(timer), Some(after)) = (cut.as_mut().as_pin_mut(), limit) {
-            if timer.poll(task).is_ready() {
-                return Poll::Ready(Some(Attempted::Cut(E::from(TimedOut { after }))));
-            }
-        }
-        cancel.as_mut().poll(task).map(|()| None)
+        let attempted = match future.as_mut().poll(task) {
+            Poll::Ready(outcome) => Attempted::Ended(outcome),
+            Poll::Pending => match self::cut(timer.as_mut(), limit, task) {
+                Some(after) => Attempted::Cut(E::from(TimedOut { after })),
+                None => return cancel.as_mut().poll(task).map(|()| None),
+            },
+        };
+        Poll::Ready(Some((attempted, cancel.as_mut().poll(task).is_ready())))
     })
 }
 
-/// Polls `work` and `stop` together: `Ok` with `work`'s output if it
-/// finishes first, `Err` with `stop`'s if that does.
+/// Whether an attempt's `timer` has fired, polled with `task`: then the
+/// attempt is cut, after `limit`.
+pub(crate) fn cut<Sl: Future<Output = ()>>(
+    timer: Pin<&mut Option<Sl>>,
+    limit: Option<Duration>,
+    task: &mut Context<'_>,
+) -> Option<Duration> {
+    let timer = timer.as_pin_mut()?;
+    limit.filter(|_| timer.poll(task).is_ready())
+}
+
+/// Polls a wait, `work`, and the cancel signal `stop` together: `Ok` with
+/// `work`'s output if it finishes first, `Err` with `stop`'s if that does
+/// or already has (a cancelled call waits for nothing).
 pub(crate) fn race<'a, W: Future, D: Future>(
     mut work: Pin<&'a mut W>,
     mut stop: Pin<&'a mut D>,
 ) -> impl Future<Output = Result<W::Output, D::Output>> + 'a {
     poll_fn(move |task| {
-        if let Poll::Ready(output) = work.as_mut().poll(task) {
-            return Poll::Ready(Ok(output));
+        if let Poll::Ready(stopped) = stop.as_mut().poll(task) {
+            return Poll::Ready(Err(stopped));
         }
-        stop.as_mut().poll(task).map(Err)
+        work.as_mut().poll(task).map(Ok)
     })
 }

@@ -27,7 +27,7 @@ use std::vec::Vec;
 use crate::budget::Budget;
 use crate::classify::ErrorKind;
 use crate::retry::event::{HedgeEvent, Notify, RetryEvent};
-use crate::retry::future::{race, Sending};
+use crate::retry::future::{fired, race, Sending};
 use crate::retry::hedging::Hedging;
 use crate::retry::judge::Judge;
 use crate::retry::operation::{Attempted, Before, CallParts, Operation, Stopped};
@@ -71,7 +71,7 @@ where
     let mut operation = Operation::start(&cx);
     // Copy 1 is any call's attempt 1, after the limiter's token.
     let (first, limit) = loop {
-        match operation.before(&cx) {
+        match operation.before(&cx, fired(cancel.as_mut()).await) {
             Before::Send { attempt, limit } => break (send(attempt, limit), limit),
             Before::Wait(wait) => {
                 if race(pin!(sleeper.sleep(wait)), cancel.as_mut()).await.is_err() {
@@ -83,10 +83,8 @@ where
     };
     let mut copies = Copies::start(&mut operation, &cx, hedging, first, limit, sleeper);
     poll_fn(move |task| {
-        if cancel.as_mut().poll(task).is_ready() {
-            return Poll::Ready(Err(operation.cancel(&cx)));
-        }
-        copies.poll(task, &mut operation, &cx, judge, hedging, sleeper, &mut send)
+        let fired = cancel.as_mut().poll(task).is_ready();
+        copies.poll(task, &mut operation, &cx, judge, hedging, sleeper, &mut send, fired)
     })
     .await
 }
@@ -133,7 +131,10 @@ impl<Fut, Sl: Future<Output = ()>, I: Copy> Copies<Fut, Sl, I> {
 
     /// Polls every copy and the timer of the next: ready with the first
     /// success, or with the stop once no copy runs and no more may go.
-    /// `send` sends copy `n` with its time limit.
+    /// `send` sends copy `n` with its time limit. Once `fired` (the
+    /// caller's cancel signal has fired), an answer that has arrived is
+    /// still judged, as a plain attempt's is (a success wins), no copy is
+    /// sent, and the call stops as cancelled.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn poll<S, C, T, H, K, J, Z, V, E>(
         &mut self,
@@ -144,6 +145,7 @@ impl<Fut, Sl: Future<Output = ()>, I: Copy> Copies<Fut, Sl, I> {
         hedging: &Hedging,
         sleeper: &Z,
         send: &mut impl FnMut(u32, Option<Duration>) -> Sending<Fut>,
+        fired: bool,
     ) -> Poll<Ended<J::Success, J::Failed>>
     where
         S: Schedule,
@@ -164,7 +166,7 @@ impl<Fut, Sl: Future<Output = ()>, I: Copy> Copies<Fut, Sl, I> {
                 };
                 let copy = self.flights.remove(i).copy;
                 let running = self.flights.len() as u32;
-                match operation.after_copy(cx, judge, copy, running, attempted) {
+                match operation.after_copy(cx, judge, copy, running, attempted, fired) {
                     Answer::Won(done) => {
                         hedging.record(cx.clock.since(self.began));
                         return Poll::Ready(Ok(done));
@@ -177,6 +179,9 @@ impl<Fut, Sl: Future<Output = ()>, I: Copy> Copies<Fut, Sl, I> {
                     Answer::SendAfter(_) => {}
                     Answer::NoMore(reason) => self.stop_sending(reason),
                 }
+            }
+            if fired {
+                return Poll::Ready(Err(operation.cancel(cx)));
             }
             let due = self.next.as_mut().is_some_and(|timer| timer.as_mut().poll(task).is_ready());
             if !due {
@@ -278,8 +283,13 @@ impl<S: Schedule, I: Copy, X: fmt::Display> Operation<S, I, X> {
             return Hedge::NoMore(reason);
         }
         if let Err(wait) = policy.limiter.try_acquire() {
+            // The copy waits for its token by the rule every attempt
+            // waits by: never to the deadline, nor past `max_token_wait`.
             retrying.decision.hedge_not_sent();
-            return Hedge::Later(wait);
+            return match retrying.decision.on_token_wait(wait, elapsed) {
+                Action::Retry(wait) => Hedge::Later(wait),
+                Action::Stop(reason) => Hedge::NoMore(reason),
+            };
         }
         retrying.sent(policy);
         let budget = retrying.decision.budget().metrics();
@@ -301,6 +311,7 @@ impl<S: Schedule, I: Copy, X: fmt::Display> Operation<S, I, X> {
         copy: u32,
         running: u32,
         attempted: Attempted<V, E>,
+        fired: bool,
     ) -> Answer<J::Success, X>
     where
         H: Notify<X>,
@@ -318,6 +329,9 @@ impl<S: Schedule, I: Copy, X: fmt::Display> Operation<S, I, X> {
         let elapsed = self.started(cx.clock);
         let error_type = J::type_name(&failed);
         let retrying = self.retrying(cx);
+        if fired {
+            retrying.decision.cancel();
+        }
         match retrying.decision.on_hedged_failure(&failure, elapsed) {
             Action::Retry(delay) => {
                 let budget = retrying.decision.budget().metrics();

@@ -175,16 +175,21 @@ impl<S: Schedule, I: Copy, X: fmt::Display> Operation<S, I, X> {
         }
     }
 
-    /// Before each attempt: the rate limiter's token, if the policy has a
+    /// Before each attempt, `fired` saying whether the caller's cancel
+    /// signal has fired: a cancelled call stops here, before it takes
+    /// anything. Otherwise the rate limiter's token, if the policy has a
     /// limiter; then the attempt, with its time limit (the per-attempt
     /// timeout, cut to the time left before the deadline).
     #[inline]
-    pub(crate) fn before<C, T, H, K>(&mut self, cx: &CallParts<'_, S, C, T, H, K>) -> Before<X>
+    pub(crate) fn before<C, T, H, K>(&mut self, cx: &CallParts<'_, S, C, T, H, K>, fired: bool) -> Before<X>
     where
         T: Timeout,
         H: Notify<X>,
         K: Clock<Instant = I> + ?Sized,
     {
+        if fired {
+            return Before::Stop(self.cancel(cx));
+        }
         if let Err(wait) = cx.policy.limiter.try_acquire() {
             return self.wait_for_token(cx, wait);
         }
@@ -210,13 +215,18 @@ impl<S: Schedule, I: Copy, X: fmt::Display> Operation<S, I, X> {
     }
 
     /// After an attempt: judge it by `judge`; a success ends the operation,
-    /// a failure is reported to the limiter and decided on.
+    /// a failure is reported to the limiter and decided on. `fired` says
+    /// whether the caller's cancel signal fired by the time the attempt
+    /// ended: a response that has arrived is kept, so a success still
+    /// wins, and a failure stops the retrying as cancelled, with that
+    /// failure as the last.
     #[inline]
     pub(crate) fn after<V, E, C, T, H, K, J>(
         &mut self,
         cx: &CallParts<'_, S, C, T, H, K>,
         judge: &J,
         attempted: Attempted<V, E>,
+        fired: bool,
     ) -> After<J::Success, X>
     where
         H: Notify<X>,
@@ -225,15 +235,13 @@ impl<S: Schedule, I: Copy, X: fmt::Display> Operation<S, I, X> {
     {
         match attempted.judged(judge, &cx.policy.limiter) {
             Ok(success) => After::Done(self.succeed(cx.policy, success, self.attempt)),
-            Err((failed, failure)) => self.fail(cx, failed, failure, J::type_name),
+            Err((failed, failure)) => {
+                if fired {
+                    self.retrying(cx).decision.cancel();
+                }
+                self.fail(cx, failed, failure, J::type_name)
+            }
         }
-    }
-
-    /// The caller cancelled while an attempt ran to its end (a blocking
-    /// attempt cannot be dropped): if it failed, the retrying stops as
-    /// cancelled, with that failure.
-    pub(crate) fn cancel_after_attempt<C, T, H, K: ?Sized>(&mut self, cx: &CallParts<'_, S, C, T, H, K>) {
-        self.retrying(cx).decision.cancel();
     }
 
     /// The caller cancelled, during a wait or during an attempt (which is

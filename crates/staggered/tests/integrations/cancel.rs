@@ -225,3 +225,60 @@ async fn tonic_a_cancel_during_an_attempt_drops_it_and_stops_at_once() {
         assert_eq!(err.error().map(Status::code), (hanging == 2).then_some(Code::Unavailable));
     }
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_signal_fired_before_the_request_sends_nothing_in_every_integration() {
+    // tower: the readied service is never called.
+    let watch = Watch::default();
+    let policy = watch.policy(RetryPolicy::new(backoff(5)).classify(AlwaysTransient));
+    let drops = Drops::default();
+    let layer = RetryLayer::new(policy.clone()).cancel_on(|| std::future::ready(()));
+    let mut service = ServiceBuilder::new().layer(layer).service(tower_service(u32::MAX, &drops));
+    let err = service.ready().await.unwrap().call(()).await.unwrap_err();
+    assert!(err.get_ref().is_some_and(|inner| inner.is::<Cancelled>()), "{err:?}");
+    assert!(drops.since(Instant::now()).is_empty(), "no attempt was made");
+    assert_eq!((watch.limiter.given(), watch.heard.give_ups()), (0, vec![(StopReason::Cancelled, 0)]));
+    // Hedged, the same.
+    let layer = RetryLayer::new(policy.clone())
+        .hedge(staggered::Hedging::after(Duration::from_millis(10)))
+        .cancel_on(|| std::future::ready(()));
+    let mut service = ServiceBuilder::new().layer(layer).service(tower_service(u32::MAX, &drops));
+    let err = service.ready().await.unwrap().call(()).await.unwrap_err();
+    assert!(err.get_ref().is_some_and(|inner| inner.is::<Cancelled>()), "{err:?}");
+    assert_eq!(watch.limiter.given(), 0);
+
+    // reqwest: the server is never reached.
+    let server = Server::start(|_, _| Reply::status(503)).await;
+    let client =
+        reqwest_client(watch.policy(RetryMiddleware::policy_for(backoff(5))), Instant::now(), &drops);
+    let err = client.get(server.url("/")).send().await.unwrap_err();
+    assert!(matches!(&err, reqwest_middleware::Error::Middleware(e) if e.is::<Cancelled>()), "{err:?}");
+    assert_eq!((server.hits(), watch.limiter.given()), (0, 0));
+
+    // tonic: no call reaches the server.
+    let grpc = GrpcServer::start(|_| grpc_server::Reply::Fail(Status::unavailable("restarting"))).await;
+    let err = watch
+        .policy(RetryPolicy::new(backoff(5)))
+        .retry_grpc(&grpc.client().await, message(), |mut client, request| async move {
+            client.check(request).await
+        })
+        .cancel_on(std::future::ready(()))
+        .call()
+        .await
+        .unwrap_err();
+    assert_eq!((err.reason(), err.attempts(), grpc.calls()), (StopReason::Cancelled, 0, 0));
+    assert_eq!(watch.limiter.given(), 0);
+}
+
+#[tokio::test(start_paused = true)]
+async fn tower_a_response_that_arrives_as_the_signal_fires_is_kept() {
+    let answer_at = Instant::now() + Duration::from_secs(1);
+    let layer = RetryLayer::new(RetryPolicy::new(backoff(5)).classify(AlwaysTransient))
+        .cancel_on(move || tokio::time::sleep_until(answer_at));
+    let answering = tower::service_fn(move |()| async move {
+        tokio::time::sleep_until(answer_at).await;
+        Ok::<_, io::Error>("answer")
+    });
+    let mut service = ServiceBuilder::new().layer(layer).service(answering);
+    assert_eq!(service.ready().await.unwrap().call(()).await.unwrap(), "answer");
+}

@@ -194,3 +194,98 @@ async fn a_cancelled_wait_counts_only_the_time_waited() {
     assert_eq!(err.reason(), StopReason::Cancelled);
     assert_eq!(err.waited(), Duration::from_secs(2));
 }
+
+/// No wait at all between attempts, `attempts` calls in all: a cancel
+/// that is not seen before each attempt is never seen.
+fn no_wait(attempts: u32) -> staggered::Backoff {
+    staggered::Backoff::builder(staggered::Strategy::Constant)
+        .with_base(Duration::ZERO)
+        .with_max_attempts(attempts)
+        .build()
+        .unwrap()
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_signal_fired_before_the_call_sends_nothing_and_takes_nothing() {
+    let watch = Watch::default();
+    let policy = watch.policy(RetryPolicy::new(no_wait(10)));
+    let err = policy
+        .retry(|attempt| async move { Err::<(), _>(failed(attempt)) })
+        .cancel_on(std::future::ready(()))
+        .call()
+        .await
+        .unwrap_err();
+    assert_eq!((err.reason(), err.attempts(), err.error().is_none()), (StopReason::Cancelled, 0, true));
+    assert_eq!(watch.spent(), Spent::on_a_default_bucket(0, 0, 0), "no token, no retry paid for");
+    assert_eq!(watch.heard.give_ups(), [(StopReason::Cancelled, 0)]);
+
+    // Hedged, the same: no copy is sent.
+    let hedging = staggered::Hedging::after(ms(10)).with_max_attempts(3).unwrap();
+    let err = policy
+        .retry(|attempt| async move { Err::<(), _>(failed(attempt)) })
+        .hedge(hedging)
+        .cancel_on(std::future::ready(()))
+        .call()
+        .await
+        .unwrap_err();
+    assert_eq!((err.reason(), err.attempts()), (StopReason::Cancelled, 0));
+    assert_eq!(watch.spent(), Spent::on_a_default_bucket(0, 0, 0));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_signal_that_fires_during_an_attempt_is_seen_before_a_zero_wait() {
+    // Attempt 1 fires the signal and fails at once; the wait after it is
+    // zero, so only a check before the wait and the next attempt sees it.
+    let watch = Watch::default();
+    let policy = watch.policy(RetryPolicy::new(no_wait(10)));
+    let (fire, fired) = tokio::sync::oneshot::channel::<()>();
+    let mut fire = Some(fire);
+    let err = policy
+        .retry(|attempt| {
+            if let Some(fire) = fire.take() {
+                fire.send(()).unwrap();
+            }
+            async move { Err::<(), _>(failed(attempt)) }
+        })
+        .cancel_on(async move { fired.await.unwrap() })
+        .call()
+        .await
+        .unwrap_err();
+    assert_eq!((err.reason(), err.attempts()), (StopReason::Cancelled, 1));
+    assert_eq!(err.error().map(ToString::to_string).as_deref(), Some("attempt 1 failed"));
+    // One attempt sent and heard; the retry was never paid for.
+    assert_eq!(watch.spent(), Spent::on_a_default_bucket(0, 1, 1));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_success_that_arrives_as_the_signal_fires_is_kept_hedged_or_not() {
+    let hedging = staggered::Hedging::after(Duration::from_secs(5));
+    let policy = RetryPolicy::new(exponential(3));
+    for hedged in [false, true] {
+        let answer_at = tokio::time::Instant::now() + Duration::from_secs(1);
+        let retrying = policy
+            .retry(|_| async move {
+                tokio::time::sleep_until(answer_at).await;
+                Ok::<_, io::Error>("answer")
+            })
+            .cancel_on(tokio::time::sleep_until(answer_at));
+        let outcome =
+            if hedged { retrying.hedge(hedging.clone()).call().await } else { retrying.call().await };
+        assert_eq!(outcome.unwrap(), "answer", "hedged: {hedged}");
+    }
+    // A failure that arrives as the signal fires stops the call as
+    // cancelled, with that failure.
+    for hedged in [false, true] {
+        let failing_at = tokio::time::Instant::now() + Duration::from_secs(1);
+        let retrying = policy
+            .retry(|attempt| async move {
+                tokio::time::sleep_until(failing_at).await;
+                Err::<(), _>(failed(attempt))
+            })
+            .cancel_on(tokio::time::sleep_until(failing_at));
+        let err = if hedged { retrying.hedge(hedging.clone()).call().await } else { retrying.call().await };
+        let err = err.unwrap_err();
+        assert_eq!((err.reason(), err.attempts()), (StopReason::Cancelled, 1), "hedged: {hedged}");
+        assert_eq!(err.error().map(ToString::to_string).as_deref(), Some("attempt 1 failed"));
+    }
+}

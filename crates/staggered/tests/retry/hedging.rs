@@ -365,3 +365,34 @@ async fn the_hooks_hear_each_hedge_and_each_failed_copy() {
     assert_eq!(*heard.0.lock().unwrap(), [(2, 2, ms(10)), (3, 2, ms(15))]);
     assert_eq!(*retries.lock().unwrap(), [(2, ErrorKind::Transient, Duration::ZERO)]);
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_copy_waits_for_its_token_by_the_rule_every_attempt_does() {
+    // Copy 1 gets its token and fails at once; the next token is 600 ms
+    // away, past the 100 ms deadline: the call stops at once, as the same
+    // call unhedged does, and never sleeps toward a token it cannot use.
+    let limiter = super::probes::CountingLimiter::refusing_every(2, ms(600));
+    let deadline = policy().with_deadline(ms(100)).unwrap().with_rate_limiter(limiter);
+    let script = [(0, Reply::Unavailable), (0, Reply::Ok)];
+    let (result, took, copies) = hedged(&deadline, hedging(10, 3), &script).await;
+    let err = result.unwrap_err();
+    assert_eq!((err.reason(), err.attempts(), took), (StopReason::Deadline, 1, Duration::ZERO));
+    assert_eq!(copies.sent(), [(1, ms(0))]);
+    let copies = Copies::new();
+    let unhedged = deadline.retry(|copy| copies.send(&script, copy)).classify(classify).run().await;
+    assert_eq!(unhedged.unwrap_err().reason(), StopReason::Deadline);
+
+    // A bound on the token's wait holds for a copy too: shed at once.
+    let limiter = super::probes::CountingLimiter::refusing_every(2, ms(600));
+    let bounded = policy().with_max_token_wait(ms(100)).with_rate_limiter(limiter);
+    let (result, took, _) = hedged(&bounded, hedging(10, 3), &script).await;
+    let err = result.unwrap_err();
+    assert_eq!((err.reason(), err.attempts(), took), (StopReason::TokenWaitTooLong, 1, Duration::ZERO));
+
+    // Within both bounds, the copy waits for its token and is sent.
+    let limiter = super::probes::CountingLimiter::refusing_every(2, ms(50));
+    let within = policy().with_deadline(ms(100)).unwrap().with_rate_limiter(limiter);
+    let (result, took, copies) = hedged(&within, hedging(10, 3), &script).await;
+    assert_eq!((result.unwrap().value, took), (2, ms(50)));
+    assert_eq!(copies.sent(), [(1, ms(0)), (2, ms(50))]);
+}

@@ -14,7 +14,7 @@ use tower_service::Service;
 
 use super::Shared;
 use crate::retry::event::NoNotify;
-use crate::retry::future::Sending;
+use crate::retry::future::{cut, Sending};
 use crate::retry::hedge::Copies;
 use crate::retry::judge::{Outcomes, Ready};
 use crate::retry::operation::{After, Attempted, Before, CallParts, Operation};
@@ -53,13 +53,16 @@ pin_project! {
         #[pin]
         cancel: X::Signal,
         #[pin]
-        state: State<Svc::Future, Z::Sleep, Result<Svc::Response, Svc::Error>, Copies<CopyCall<Svc, Req>, Z::Sleep, K::Instant>>,
+        state: State<Svc, Req, Svc::Future, Z::Sleep, Result<Svc::Response, Svc::Error>, Copies<CopyCall<Svc, Req>, Z::Sleep, K::Instant>>,
     }
 }
 
 pin_project! {
     #[project = StateProj]
-    enum State<F, Sl, O, H> {
+    enum State<Svc, Req, F, Sl, O, H> {
+        // Attempt 1, to the service the caller readied, once the first poll
+        // has asked the cancel signal; hedged if the request can be copied.
+        First { service: Option<Svc>, request: Option<Req>, hedged: bool },
         // An attempt is in flight, racing its time limit if it has one.
         Calling { #[pin] future: F, #[pin] timer: Option<Sl>, limit: Option<Duration> },
         // Waiting before the next attempt, or for its rate-limiter token.
@@ -97,31 +100,15 @@ where
             None => policy.service_limits(),
         };
         let parts = CallParts { policy, limits: &limits, hooks: &NoNotify, clock: &shared.clock };
-        let mut operation = Operation::start(&parts);
+        let operation = Operation::start(&parts);
         let cancel = shared.cancel.signal();
-        let (state, service, request) = match operation.before(&parts) {
-            Before::Send { limit, .. } => {
-                let service = spare.as_ref().map(|_| inner.clone());
-                let state = match hedging {
-                    Some(hedging) => {
-                        let first = Sending { future: CopyCall::sent(inner.call(request)), repeatable: true };
-                        let copies =
-                            Copies::start(&mut operation, &parts, hedging, first, limit, &shared.sleeper);
-                        State::Hedging { copies }
-                    }
-                    None => {
-                        let timer = limit.map(|limit| shared.sleeper.cut_after(limit));
-                        State::Calling { future: inner.call(request), timer, limit }
-                    }
-                };
-                (state, service, spare)
-            }
-            Before::Wait(wait) => {
-                (State::Waiting { sleep: shared.sleeper.sleep(wait) }, Some(inner.clone()), Some(request))
-            }
-            Before::Stop(stopped) => (State::Stopped { outcome: Some(give_back(stopped, None)) }, None, None),
-        };
-        ResponseFuture { shared, service, request, limits, operation, cancel, state }
+        // The readied service is the caller's to hand over: a clone takes
+        // its place, as tower asks of a service that calls later.
+        let readied = core::mem::replace(inner, inner.clone());
+        let service = spare.as_ref().map(|_| readied.clone());
+        let hedged = hedging.is_some();
+        let state = State::First { service: Some(readied), request: Some(request), hedged };
+        ResponseFuture { shared, service, request: spare, limits, operation, cancel, state }
     }
 }
 
@@ -135,6 +122,7 @@ where
 {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let state = match self.state {
+            State::First { .. } => "starting",
             State::Calling { .. } => "calling",
             State::Waiting { .. } => "waiting",
             State::Readying => "readying",
@@ -164,7 +152,7 @@ where
     type Output = Result<Svc::Response, Svc::Error>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        loop {
+        let fired = loop {
             let mut this = self.as_mut().project();
             let shared = &**this.shared;
             let (policy, clock) = (&shared.policy, &shared.clock);
@@ -173,37 +161,71 @@ where
                 // Polled after it completed: nothing more will come.
                 return outcome.take().map_or(Poll::Pending, Poll::Ready);
             }
-            if let Poll::Ready(fired) = this.cancel.as_mut().poll(cx) {
-                // Dropping the state drops an attempt in flight.
-                this.state.set(State::Stopped { outcome: None });
-                let stopped = this.operation.cancel(&parts);
-                return Poll::Ready(give_back(stopped, Some(fired.into_error())));
-            }
-            match this.state.as_mut().project() {
+            // Once fired, the machine decides: nothing more is sent, and an
+            // answer that has arrived is still judged.
+            let fired = match this.cancel.as_mut().poll(cx) {
+                Poll::Ready(fired) => Some(fired.into_error()),
+                Poll::Pending => None,
+            };
+            let cancelled = fired.is_some();
+            let judge = Outcomes { classifier: &policy.classifier, ready: &shared.ready };
+            let next = match this.state.as_mut().project() {
+                StateProj::First { service, request, hedged } => {
+                    let (Some(mut service), Some(request)) = (service.take(), request.take()) else {
+                        unreachable!("attempt 1 is sent once")
+                    };
+                    match this.operation.before(&parts, cancelled) {
+                        Before::Send { limit, .. } => {
+                            let future = service.call(request);
+                            match shared.hedging.as_ref().filter(|_| *hedged) {
+                                Some(hedging) => {
+                                    let first = Sending { future: CopyCall::sent(future), repeatable: true };
+                                    let copies = Copies::start(
+                                        this.operation,
+                                        &parts,
+                                        hedging,
+                                        first,
+                                        limit,
+                                        &shared.sleeper,
+                                    );
+                                    State::Hedging { copies }
+                                }
+                                None => {
+                                    let timer = limit.map(|limit| shared.sleeper.cut_after(limit));
+                                    State::Calling { future, timer, limit }
+                                }
+                            }
+                        }
+                        Before::Wait(wait) => {
+                            // Attempt 1 goes after its token, to a service
+                            // readied then, as a retry's does.
+                            this.service.get_or_insert(service);
+                            this.request.get_or_insert(request);
+                            State::Waiting { sleep: shared.sleeper.sleep(wait) }
+                        }
+                        Before::Stop(stopped) => return Poll::Ready(give_back(stopped, fired)),
+                    }
+                }
                 StateProj::Calling { future, timer, limit } => {
                     let attempted = match future.poll(cx) {
                         Poll::Ready(outcome) => Attempted::Ended(outcome),
-                        Poll::Pending => match (timer.as_pin_mut(), *limit) {
-                            (Some(timer), Some(after)) => {
-                                ready!(timer.poll(cx));
-                                Attempted::Cut(Svc::Error::from(TimedOut { after }))
-                            }
-                            _ => return Poll::Pending,
+                        Poll::Pending => match cut(timer, *limit, cx) {
+                            Some(after) => Attempted::Cut(Svc::Error::from(TimedOut { after })),
+                            None if cancelled => break fired,
+                            None => return Poll::Pending,
                         },
                     };
                     this.operation.set_repeatable(&parts, this.service.is_some() && this.request.is_some());
-                    let judge = Outcomes { classifier: &policy.classifier, ready: &shared.ready };
-                    match this.operation.after(&parts, &judge, attempted) {
+                    match this.operation.after(&parts, &judge, attempted, cancelled) {
                         After::Done(done) => return Poll::Ready(done.value),
-                        After::Wait(delay) => {
-                            this.state.set(State::Waiting { sleep: shared.sleeper.sleep(delay) })
-                        }
-                        After::Stop(stopped) => return Poll::Ready(give_back(stopped, None)),
+                        After::Wait(delay) => State::Waiting { sleep: shared.sleeper.sleep(delay) },
+                        After::Stop(stopped) => return Poll::Ready(give_back(stopped, fired)),
                     }
                 }
+                StateProj::Waiting { .. } | StateProj::Readying if cancelled => break fired,
                 StateProj::Waiting { sleep } => {
                     ready!(sleep.poll(cx));
-                    this.state.set(State::Readying);
+                    State::Readying
                 }
                 StateProj::Readying => {
                     let Some(service) = this.service.as_mut() else {
@@ -212,7 +234,7 @@ where
                     if let Err(error) = ready!(service.poll_ready(cx)) {
                         return Poll::Ready(Err(error));
                     }
-                    match this.operation.before(&parts) {
+                    match this.operation.before(&parts, false) {
                         Before::Send { limit, .. } => {
                             let Some(request) = this.request.take() else {
                                 unreachable!("a request waits only when it can be sent again")
@@ -232,17 +254,15 @@ where
                                         limit,
                                         &shared.sleeper,
                                     );
-                                    this.state.set(State::Hedging { copies });
+                                    State::Hedging { copies }
                                 }
                                 _ => {
                                     let timer = limit.map(|limit| shared.sleeper.cut_after(limit));
-                                    this.state.set(State::Calling { future, timer, limit });
+                                    State::Calling { future, timer, limit }
                                 }
                             }
                         }
-                        Before::Wait(wait) => {
-                            this.state.set(State::Waiting { sleep: shared.sleeper.sleep(wait) })
-                        }
+                        Before::Wait(wait) => State::Waiting { sleep: shared.sleeper.sleep(wait) },
                         Before::Stop(stopped) => return Poll::Ready(give_back(stopped, None)),
                     }
                 }
@@ -261,18 +281,39 @@ where
                             repeatable: request.is_some(),
                         }
                     };
-                    let judge = Outcomes { classifier: &policy.classifier, ready: &shared.ready };
                     let sleeper = &shared.sleeper;
-                    let done =
-                        ready!(copies.poll(cx, this.operation, &parts, &judge, hedging, sleeper, &mut send));
+                    let done = ready!(copies.poll(
+                        cx,
+                        this.operation,
+                        &parts,
+                        &judge,
+                        hedging,
+                        sleeper,
+                        &mut send,
+                        cancelled
+                    ));
                     this.state.set(State::Stopped { outcome: None });
                     return Poll::Ready(
-                        done.map_or_else(|stopped| give_back(stopped, None), |done| done.value),
+                        done.map_or_else(|stopped| give_back(stopped, fired), |done| done.value),
                     );
                 }
                 StateProj::Stopped { .. } => unreachable!("handled above"),
-            }
-        }
+            };
+            this.state.set(next);
+        };
+        // Cancelled with no answer in hand: dropping the state drops an
+        // attempt in flight.
+        let mut this = self.project();
+        this.state.set(State::Stopped { outcome: None });
+        let shared = &**this.shared;
+        let parts = CallParts {
+            policy: &shared.policy,
+            limits: &*this.limits,
+            hooks: &NoNotify,
+            clock: &shared.clock,
+        };
+        let stopped = this.operation.cancel(&parts);
+        Poll::Ready(give_back(stopped, fired))
     }
 }
 
