@@ -352,6 +352,8 @@ pub use retry::failed::FailedAttempt;
 pub use retry::hedging::{Hedging, MAX_HEDGED_ATTEMPTS};
 pub use retry::hint_policy::HintPolicy;
 pub use retry::policy::{RetryPolicy, SERVICE_MAX_HINT};
+#[cfg(feature = "std")]
+pub use retry::retry_error::BoxedError;
 pub use retry::retry_error::{Cancelled, Retried, RetryError, TimedOut};
 pub use retry::retrying;
 pub use retry::retrying::Retrying;

@@ -106,6 +106,74 @@ impl<E: std::error::Error + 'static, V: fmt::Debug> std::error::Error for RetryE
     }
 }
 
+#[cfg(feature = "std")]
+impl<E, V> RetryError<E, V>
+where
+    E: Into<std::boxed::Box<dyn std::error::Error + Send + Sync>>,
+{
+    /// The same error with the last attempt's error boxed as a
+    /// [`BoxedError`], which is a `std::error::Error`: what an operation
+    /// whose error is an `anyhow::Error` or a `Box<dyn Error + Send + Sync>`
+    /// needs before `?` into an `anyhow::Result` or a boxed error.
+    ///
+    /// Neither of those two types is itself a `std::error::Error` (each
+    /// converts every error into itself, which rules it out), so a
+    /// `RetryError` of them cannot be one either; boxed, the chain is kept
+    /// whole: this error, then the attempt's error and its own sources.
+    ///
+    /// ```
+    /// use anyhow::Context;
+    /// use staggered::{Preset, RetryError, RetryPolicy};
+    ///
+    /// fn read_config() -> anyhow::Result<String> {
+    ///     let refused = std::io::Error::from(std::io::ErrorKind::ConnectionRefused);
+    ///     Err(refused).context("config server unreachable")
+    /// }
+    ///
+    /// fn start() -> anyhow::Result<String> {
+    ///     let policy = RetryPolicy::new(Preset::Standard.backoff()).with_max_attempts(1)?;
+    ///     let config = policy.retry(|_| read_config()).call().map_err(RetryError::boxed)?;
+    ///     Ok(config)
+    /// }
+    ///
+    /// let err = start().unwrap_err();
+    /// // The retry's error, the attempt's context, and the io::Error under it.
+    /// assert_eq!(err.chain().count(), 3);
+    /// assert!(err.root_cause().downcast_ref::<std::io::Error>().is_some());
+    /// ```
+    pub fn boxed(self) -> RetryError<BoxedError, V> {
+        let RetryError { reason, attempts, waited, last } = self;
+        RetryError { reason, attempts, waited, last: last.map(|last| last.map_err(|e| BoxedError(e.into()))) }
+    }
+}
+
+/// An attempt's error in a box, as a `std::error::Error` of its own: it
+/// shows as the boxed error does, and its sources are the boxed error's
+/// own. See [`RetryError::boxed`].
+#[cfg(feature = "std")]
+pub struct BoxedError(pub std::boxed::Box<dyn std::error::Error + Send + Sync>);
+
+#[cfg(feature = "std")]
+impl fmt::Debug for BoxedError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.0, f)
+    }
+}
+
+#[cfg(feature = "std")]
+impl fmt::Display for BoxedError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0, f)
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for BoxedError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0.source()
+    }
+}
+
 /// The error an attempt gets when an async driver cuts it: at its
 /// per-attempt timeout, or at the deadline. The async drivers ask the
 /// operation's error type to hold it (`E: From<TimedOut>`); it is provided

@@ -15,6 +15,7 @@ pub(crate) mod metrics;
 mod polling;
 pub(crate) mod probes;
 mod properties;
+mod question_mark;
 mod tracing;
 
 use std::fmt;
