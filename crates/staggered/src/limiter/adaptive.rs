@@ -139,6 +139,9 @@ const MAX_SCALE_CONSTANT: f64 = 1000.0;
 const MAX_RATE_SCALE: f64 = 100.0;
 /// The smallest `min_rate`, per second.
 const MIN_MIN_RATE: f64 = 1e-6;
+/// The shortest span the successes before the first throttle are averaged
+/// over, in seconds: a hundred a second for each of them at most.
+const MIN_SPAN: f64 = 0.01;
 
 /// The parameters of an [`AdaptiveLimiter`]; see its defaults table.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -548,13 +551,17 @@ impl<K: Clock> AdaptiveLimiter<K> {
     }
 
     /// Enters the successes counted before the first throttle as their mean
-    /// rate from the first of them to `now` (over one rate bucket at least,
-    /// so that a few responses in a few microseconds are no huge rate), and
-    /// sets the fill rate from the curve and the meter as a success would.
+    /// rate from the first of them to `now`, and sets the fill rate from the
+    /// curve and the meter as a success would. The rate is what was really
+    /// sent: `n` successes and the throttle are `n` intervals over the span
+    /// (taken as [`MIN_SPAN`] at least, so that a few responses in the same
+    /// microsecond are no endless rate). A client sending 400 a second
+    /// whose first throttle comes 0.1 s in measures 400, not the 80 an
+    /// average over a half-second bucket would make of it.
     fn enter_unmetered(&self, state: &mut State, now: f64) {
         let responses = self.inner.unmetered.load(Ordering::Relaxed);
         let since = state.first_response.unwrap_or(now);
-        let span = (now - since).max(self.inner.config.rate_bucket.as_secs_f64());
+        let span = (now - since).max(MIN_SPAN);
         let measured = responses as f64 / span;
         state.meter.assume(measured, responses, now);
         let rate = state.cubic.on_success(now);
@@ -570,9 +577,9 @@ impl<K: Clock> AdaptiveLimiter<K> {
             state.bucket.set_rate(measured, now);
             Tracking::new(measured, now)
         });
-        if let Some(rate) = tracking.record(throttled, now) {
-            let cap = self.inner.config.max_rate_scale * tracking.sending();
-            state.bucket.set_rate(rate.min(cap), now);
+        if tracking.record(throttled, now).is_some() {
+            let rate = tracking.cap(self.inner.config.max_rate_scale * tracking.sending());
+            state.bucket.set_rate(rate, now);
         }
     }
 
@@ -711,6 +718,24 @@ mod tests {
         }
         let raised = limiter.metrics().fill_rate;
         assert!((raised - 1.05 * 20.0).abs() < 1.1, "{raised}");
+    }
+
+    #[test]
+    fn a_first_throttle_early_in_a_burst_starts_from_what_was_really_sent() {
+        // 400 a second, the first throttle 0.1 s in (nginx's burst of 20
+        // spent at twice its rate): both modes start from 400 a second, not
+        // from 40 responses spread over a half-second bucket (80).
+        for (mode, kept) in [(AdaptiveMode::Aws, 0.7), (AdaptiveMode::Tracking, 1.0)] {
+            let clock = MockClock::new();
+            let limiter = AdaptiveLimiter::builder().with_mode(mode).build_with_clock(clock.clone()).unwrap();
+            for _ in 0..40 {
+                limiter.record_response(false);
+                clock.advance(Duration::from_micros(2_500));
+            }
+            limiter.record_response(true);
+            let metrics = limiter.metrics();
+            assert!((metrics.fill_rate - kept * 400.0).abs() < 0.05 * 400.0, "{mode:?}: {metrics:?}");
+        }
     }
 
     #[test]

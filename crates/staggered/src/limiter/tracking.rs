@@ -19,10 +19,14 @@
 //!   `(1 - MARGIN) s (1 - f)`: the cut is as deep as the excess, and the
 //!   margin lets the server's bucket refill so that the next window starts
 //!   with room.
-//! - A window without throttles raises the rate by [`PROBE`] (from the
-//!   larger of the rate and what was sent): a fleet below the limit climbs
-//!   to it by a twentieth a window, and finds out when the server has
-//!   room again.
+//! - A window without throttles raises the rate (from the larger of the
+//!   rate and what was sent) by a probe that starts at [`PROBE`] and
+//!   doubles with each clean window in a row, up to [`MAX_PROBE`]: near
+//!   the limit a fleet creeps up by a twentieth, and one far below it (a
+//!   first throttle in a burst, a server that has room again) climbs
+//!   5%, 10%, 20%, 40%, 80% a window, reaching ten times its rate in about
+//!   six windows instead of forty-seven, as TCP's slow start does. A
+//!   throttled window starts the probe over.
 //!
 //! Summed over a fleet, each client's admitted share adds up to what the
 //! server admits, so the fleet settles at the limit without any client
@@ -38,8 +42,10 @@ pub(crate) const MIN_RESPONSES: u64 = 20;
 pub(crate) const MIN_THROTTLES: u64 = 4;
 /// How far below the admitted rate a throttled window sets the rate.
 pub(crate) const MARGIN: f64 = 0.05;
-/// How much an unthrottled window raises the rate.
+/// How much the first unthrottled window after a throttled one raises the rate.
 pub(crate) const PROBE: f64 = 0.05;
+/// The most an unthrottled window raises the rate, after several in a row.
+pub(crate) const MAX_PROBE: f64 = 0.8;
 
 /// One client's window of responses and the rate it set.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -54,13 +60,15 @@ pub(crate) struct Tracking {
     throttles: u64,
     /// The rate the last closed window saw the client send, per second.
     sending: f64,
+    /// The raise the next clean window gives.
+    probe: f64,
 }
 
 impl Tracking {
     /// Tracking that starts from `rate` at time `now` (the rate measured
     /// when the first throttle turned the limiter on).
     pub(crate) const fn new(rate: f64, now: f64) -> Self {
-        Tracking { rate, start: now, responses: 0, throttles: 0, sending: rate }
+        Tracking { rate, start: now, responses: 0, throttles: 0, sending: rate, probe: PROBE }
     }
 
     /// Counts a response at `now`; when it closes the window, gives the new
@@ -80,15 +88,26 @@ impl Tracking {
         let sending = self.responses as f64 / elapsed;
         self.rate = if self.throttles > 0 {
             let admitted = 1.0 - self.throttles as f64 / self.responses as f64;
+            self.probe = PROBE;
             (1.0 - MARGIN) * sending * admitted
         } else {
-            self.rate.max(sending) * (1.0 + PROBE)
+            let raised = self.rate.max(sending) * (1.0 + self.probe);
+            self.probe = (self.probe * 2.0).min(MAX_PROBE);
+            raised
         };
         self.sending = sending;
         self.start = now;
         self.responses = 0;
         self.throttles = 0;
         Some(self.rate)
+    }
+
+    /// Holds the rate at `cap` at most (the limiter's bound on how far above
+    /// what the client sends the rate may go), so that a client sending
+    /// less than it may does not raise it without end.
+    pub(crate) fn cap(&mut self, cap: f64) -> f64 {
+        self.rate = self.rate.min(cap);
+        self.rate
     }
 
     /// The send rate the last closed window measured, per second.
@@ -126,9 +145,26 @@ mod tests {
         let mut t = Tracking::new(50.0, 0.0);
         let rate = feed(&mut t, 0.0, 1.0, 40, 0).unwrap();
         assert!((rate - 52.5).abs() < 1e-9, "{rate}");
-        // From what was sent when that is more than the rate.
+        // From what was sent when that is more than the rate, by twice the
+        // probe: the second clean window in a row.
         let rate = feed(&mut t, 1.0, 1.0, 60, 0).unwrap();
-        assert!((rate - 63.0).abs() < 1e-9, "{rate}");
+        assert!((rate - 66.0).abs() < 1e-9, "{rate}");
+    }
+
+    #[test]
+    fn clean_windows_in_a_row_double_the_probe_and_a_throttle_starts_it_over() {
+        let mut t = Tracking::new(100.0, 0.0);
+        let mut rates = vec![];
+        for window in 0..7 {
+            let sent = t.rate as u32; // a client sending all it may
+            rates.push(feed(&mut t, f64::from(window), 1.0, sent, 0).unwrap().round());
+        }
+        assert_eq!(rates, [105.0, 116.0, 139.0, 194.0, 349.0, 629.0, 1132.0]);
+        let rate = feed(&mut t, 7.0, 1.0, 1000, 100).unwrap();
+        assert!((rate - 0.95 * 900.0).abs() < 1e-9, "{rate}");
+        let rate = feed(&mut t, 8.0, 1.0, 855, 0).unwrap();
+        assert!((rate - 855.0 * 1.05).abs() < 1e-6, "{rate}: a twentieth again");
+        assert_eq!(t.cap(100.0), 100.0);
     }
 
     #[test]
