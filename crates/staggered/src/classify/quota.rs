@@ -67,20 +67,33 @@ impl Quota {
     }
 
     /// Whether `self` leaves fewer requests per second than `other`: the
-    /// one to keep to when a server announces both. A quota restored now
-    /// (a zero `reset`) limits nothing.
+    /// one to keep to when a server announces both. Of two that leave as
+    /// many, the one with the farther reset. A quota restored now (a zero
+    /// `reset`) limits nothing. Exact for every count and reset.
     fn tighter_than(&self, other: &Quota) -> bool {
         match (self.reset.is_zero(), other.reset.is_zero()) {
             (true, _) => false,
             (false, true) => true,
             // remaining / reset below other's, without dividing.
             (false, false) => {
-                let mine = u128::from(self.remaining) * other.reset.as_nanos();
-                let theirs = u128::from(other.remaining) * self.reset.as_nanos();
+                let mine = widening_mul(self.remaining, other.reset.as_nanos());
+                let theirs = widening_mul(other.remaining, self.reset.as_nanos());
                 mine < theirs || (mine == theirs && self.reset > other.reset)
             }
         }
     }
+}
+
+/// `a * b` exactly, as the `(high, low)` 128-bit halves of a 256-bit
+/// number, which compare as tuples compare. A count times a reset in
+/// nanoseconds reaches 2^158, past a u128: `a` times each 64-bit half of
+/// `b` fits one, and adding the two carries at most one into `high`.
+fn widening_mul(a: u64, b: u128) -> (u128, u128) {
+    let a = u128::from(a);
+    let low = a * (b & u128::from(u64::MAX));
+    let high = a * (b >> 64);
+    let (sum, carry) = low.overflowing_add(high << 64);
+    ((high >> 64) + u128::from(carry), sum)
 }
 
 /// A reset at least this large is a Unix timestamp in seconds.
@@ -407,6 +420,47 @@ mod tests {
             ratelimit(r#"token;x=?1, "p";r=3;t=2;pk=:cHsdsRa894==:;qu="requests", (1 2);r=0"#),
             Some(secs(3, 2))
         );
+    }
+
+    #[test]
+    fn policies_of_any_size_compare_exactly() {
+        // 1 in 31.7 million years is tighter than 10^15 - 1 a second; the
+        // cross products (10^39 ns) overflowed a u128.
+        let huge = 999_999_999_999_999;
+        let field = r#""a";r=1;t=999999999999999, "b";r=999999999999999;t=1"#;
+        assert_eq!(ratelimit(field), Some(secs(1, huge)));
+        let reversed = r#""b";r=999999999999999;t=1, "a";r=1;t=999999999999999"#;
+        assert_eq!(ratelimit(reversed), Some(secs(1, huge)));
+        // Every value a quota holds, to the nanosecond.
+        let max = Quota::new(u64::MAX, Duration::MAX);
+        let almost = Quota::new(u64::MAX - 1, Duration::MAX);
+        assert!(almost.tighter_than(&max) && !max.tighter_than(&almost));
+        let shorter = Quota::new(u64::MAX, Duration::MAX - Duration::from_nanos(1));
+        assert!(max.tighter_than(&shorter) && !shorter.tighter_than(&max));
+        let one = Quota::new(1, Duration::from_nanos(1));
+        assert!(max.tighter_than(&one) && !one.tighter_than(&max));
+        // The same rate: the farther reset is tighter; the same quota is not.
+        assert!(secs(2 * huge, 2 * huge).tighter_than(&secs(huge, huge)));
+        assert!(!secs(huge, huge).tighter_than(&secs(2 * huge, 2 * huge)));
+        assert!(!max.tighter_than(&max));
+        // A reset now limits nothing, however few remain.
+        assert!(!secs(0, 0).tighter_than(&max) && max.tighter_than(&secs(0, 0)));
+    }
+
+    #[test]
+    fn the_widening_product_is_exact() {
+        // Below 2^128 it is the u128 product.
+        for (a, b) in [(0, u128::MAX), (u64::MAX, 0), (3, 1 << 64), (u64::MAX, u128::from(u64::MAX))] {
+            assert_eq!(widening_mul(a, b), (0, u128::from(a) * b), "{a} * {b}");
+        }
+        // (2^64 - 1)(2^128 - 1) = (2^64 - 2) 2^128 + 2^128 - 2^64 + 1.
+        let max64 = u128::from(u64::MAX);
+        assert_eq!(widening_mul(u64::MAX, u128::MAX), (max64 - 1, u128::MAX - max64 + 1));
+        // 2^63 2^127 = 2^62 2^128.
+        assert_eq!(widening_mul(1 << 63, 1 << 127), (1 << 62, 0));
+        // (2^64 - 1)(2^128 - 2^64 - 1) = (2^64 - 2) 2^128 + 1: the two
+        // partial products' sum carries into the high half.
+        assert_eq!(widening_mul(u64::MAX, u128::MAX - (1 << 64)), (max64 - 1, 1));
     }
 
     #[test]
