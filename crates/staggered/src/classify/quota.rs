@@ -10,10 +10,11 @@
 //!   the policy `default` has 50 quota units left, restored in 30 seconds,
 //!   and `RateLimit-Policy: "default";q=100;w=60` that it allows 100 a
 //!   minute. A field that does not parse as a structured-field list is
-//!   ignored whole, as RFC 8941 asks; members without a non-negative `r`
-//!   and `t` are skipped. Given several policies, the one that leaves the
-//!   least per second ([`ratelimit`]) is the quota: the client must keep
-//!   to every one of them.
+//!   ignored whole, as RFC 8941 asks. Every parameter of a member is read,
+//!   however many it has, the last winning when a key comes twice; members
+//!   without a non-negative `r` and `t` are skipped. Given several
+//!   policies, the one that leaves the least per second ([`ratelimit`]) is
+//!   the quota: the client must keep to every one of them.
 //! - The older `X-RateLimit-Limit`, `X-RateLimit-Remaining` and
 //!   `X-RateLimit-Reset` (GitHub, most public HTTP APIs, and the draft's
 //!   first versions without the `X-`), three plain numbers
@@ -189,24 +190,34 @@ fn parse_seconds(value: &str) -> Option<Duration> {
 /// one's string name and non-negative integer parameters are handed on.
 mod sf {
     /// A member's integer parameters: `r`, `t`, `q`, `w` and the like.
+    /// RFC 8941 bounds their number only by the field's size, so there is
+    /// a slot for every one-letter key, `a` to `z`, rather than a list.
     #[derive(Default)]
     pub(super) struct Params {
-        /// `(key, value)` of each one-letter key with a non-negative
-        /// integer value, the last given winning.
-        values: [(u8, Option<u64>); 4],
+        /// The value of each one-letter key, if it is a non-negative
+        /// integer, the last given winning (RFC 8941, 4.2.3.2).
+        values: [Option<u64>; 26],
     }
 
     impl Params {
         /// The value of the one-letter key `key`, if it is a non-negative integer.
         pub(super) fn get(&self, key: u8) -> Option<u64> {
-            self.values.iter().find(|(k, _)| *k == key).and_then(|(_, value)| *value)
+            self.values[slot(&[key])?]
         }
 
         fn set(&mut self, key: &[u8], value: Option<u64>) {
-            let [key] = *key else { return };
-            if let Some(slot) = self.values.iter_mut().find(|(k, _)| *k == key || *k == 0) {
-                *slot = (key, value);
+            if let Some(slot) = slot(key) {
+                self.values[slot] = value;
             }
+        }
+    }
+
+    /// The slot of a one-letter key; none for longer keys and `*`, which
+    /// the rate-limit fields do not define.
+    fn slot(key: &[u8]) -> Option<usize> {
+        match *key {
+            [key @ b'a'..=b'z'] => Some(usize::from(key - b'a')),
+            _ => None,
         }
     }
 
@@ -461,6 +472,26 @@ mod tests {
         // (2^64 - 1)(2^128 - 2^64 - 1) = (2^64 - 2) 2^128 + 1: the two
         // partial products' sum carries into the high half.
         assert_eq!(widening_mul(u64::MAX, u128::MAX - (1 << 64)), (max64 - 1, 1));
+    }
+
+    #[test]
+    fn every_one_letter_parameter_is_read() {
+        // RFC 8941 bounds a member's parameters only by the field's size.
+        assert_eq!(ratelimit(r#""default";a=1;b=2;c=3;r=0;t=30"#), Some(secs(0, 30)));
+        let alphabet: String = (b'a'..=b'z').map(|key| format!(";{}={key}", char::from(key))).collect();
+        assert_eq!(ratelimit(&format!("\"p\"{alphabet}")), Some(secs(u64::from(b'r'), u64::from(b't'))));
+        assert_eq!(
+            ratelimit_with_policy(r#""p";r=1;t=2"#, Some(&format!("\"p\"{alphabet}"))),
+            Some(secs(1, 2).with_limit(u64::from(b'q')))
+        );
+        // The last value of a key wins, as RFC 8941 says; one that is not a
+        // non-negative integer unsets it.
+        assert_eq!(ratelimit(r#""p";r=1;t=2;r=3;x;t=4"#), Some(secs(3, 4)));
+        assert_eq!(ratelimit(r#""p";r=1;t=2;r"#), None);
+        assert_eq!(ratelimit(r#""p";r=1;t=2;t="30""#), None);
+        // Keys of more than one letter are no `r` or `t`.
+        assert_eq!(ratelimit(r#""p";rr=1;tt=2;r1=3;t-=4;*=5"#), None);
+        assert_eq!(ratelimit(r#""p";r=1;rt=9;t=2;tr=9"#), Some(secs(1, 2)));
     }
 
     #[test]
