@@ -14,7 +14,8 @@
 //!   however many it has, the last winning when a key comes twice; members
 //!   without a non-negative `r` and `t` are skipped. Given several
 //!   policies, the one that leaves the least per second ([`ratelimit`]) is
-//!   the quota: the client must keep to every one of them.
+//!   the quota: the client must keep to every one of them. The numbers
+//!   are compared exactly, however large.
 //! - The older `X-RateLimit-Limit`, `X-RateLimit-Remaining` and
 //!   `X-RateLimit-Reset` (GitHub, most public HTTP APIs, and the draft's
 //!   first versions without the `X-`), three plain numbers
@@ -105,6 +106,11 @@ const EPOCH_MILLIS: u64 = 1_000_000_000_000;
 /// The IETF `RateLimit` field (every line of it, joined by commas): the
 /// tightest of the policies it lists, or `None` if it does not parse or
 /// lists none with both `r` and `t`.
+///
+/// The tightest leaves the fewest requests per second, `r / t`; of two
+/// that leave as many, the one with the farther reset, and of two the
+/// same, the first. A policy restored now (`t=0`) limits nothing: it is
+/// the quota only if every policy listed is, and then the first.
 pub fn ratelimit(value: &str) -> Option<Quota> {
     ratelimit_with_policy(value, None)
 }
