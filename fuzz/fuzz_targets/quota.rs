@@ -3,11 +3,17 @@
 //! lines are, in order, `RateLimit`, `RateLimit-Policy`,
 //! `X-RateLimit-Remaining`, `X-RateLimit-Reset` and `X-RateLimit-Limit`.
 //!
-//! A quota read from `RateLimit` written back as one policy reads the
-//! same, and a field that reads, listed twice, reads as once; a timestamp reset never
-//! reads as longer than the seconds it names; and whatever the headers
-//! say, a limiter told the quota never names a wait longer than its bound
-//! or than the time to the reset.
+//! A quota read from `RateLimit` written back as one policy (behind 24
+//! other parameters) reads the same, and a field that reads, listed twice,
+//! reads as once; a looser policy added before or after it changes
+//! nothing, and a spent one with the farthest reset is the quota; a
+//! timestamp reset never reads as longer than the seconds it names; and
+//! whatever the headers say, a limiter told the quota never names a wait
+//! longer than its bound or than the time to the reset.
+//!
+//! `fuzz/quota.dict` gives libFuzzer the fields' pieces (names, `;r=`,
+//! `;t=`, 15-digit numbers, separators), so that mutations reach fields of
+//! many policies and parameters.
 
 #![no_main]
 
@@ -23,6 +29,9 @@ use staggered::Quota;
 
 /// The clocks timestamps are read against: the epoch, 2025 and 2100.
 const NOWS: [u64; 3] = [0, 1_735_689_600, 4_102_444_800];
+
+/// The largest integer RFC 8941 allows: fifteen digits.
+const MAX_INTEGER: u64 = 999_999_999_999_999;
 
 /// The header of each line of the input.
 const NAMES: [&str; 5] =
@@ -63,8 +72,25 @@ fn check_ratelimit(field: &str, policy: Option<&str>) {
         assert_eq!(ratelimit(&format!("{field}, {field}")), Some(quota), "{field:?} twice");
         assert_eq!(quota.limit, None);
         assert_eq!(quota.reset.subsec_nanos(), 0, "t is whole seconds");
-        let written = format!("\"p\";r={};t={}", quota.remaining, quota.reset.as_secs());
+        // Written back behind every other one-letter parameter: a member
+        // may have any number.
+        let others: String = (b'a'..=b'z')
+            .filter(|key| !b"rt".contains(key))
+            .map(|key| format!(";{}=1", char::from(key)))
+            .collect();
+        let written = format!("\"p\"{others};r={};t={}", quota.remaining, quota.reset.as_secs());
         assert_eq!(ratelimit(&written), Some(quota), "{field:?} as {written:?}");
+        // The same count a second nearer its reset is looser (more a
+        // second, or with none left a shorter hold), wherever it goes.
+        if let Some(t) = quota.reset.as_secs().checked_sub(1) {
+            let looser = format!("\"z\";r={};t={t}", quota.remaining);
+            for field in [format!("{looser}, {field}"), format!("{field}, {looser}")] {
+                assert_eq!(ratelimit(&field), Some(quota), "{field:?}");
+            }
+        }
+        // None left until the farthest reset a field can say is the tightest.
+        let spent = format!("{field}, \"z\";r=0;t={MAX_INTEGER}");
+        assert_eq!(ratelimit(&spent), Some(Quota::new(0, Duration::from_secs(MAX_INTEGER))), "{spent:?}");
     }
 }
 

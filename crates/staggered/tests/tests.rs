@@ -17,7 +17,10 @@
 //! - `budget`: exact token accounting under contention, the ratio budget's
 //!   window on a mock clock, and a budget shared across operations.
 //! - `limiter`: the adaptive limiter conserves tokens under contention,
-//!   waits through the sleepers, and a dropped wait takes no token.
+//!   waits through the sleepers, and a dropped wait takes no token; an
+//!   announced quota read from any header text never panics, and a
+//!   `RateLimit` field reads as the tightest policy an exact oracle picks
+//!   (proptest).
 //! - `peers`: each peer's default policy built with this crate, against the
 //!   numbers the peer publishes (backon, backoff, tokio-retry, tower, the AWS
 //!   SDKs, gRPC, Polly, google-http-java-client, cenkalti/backoff).

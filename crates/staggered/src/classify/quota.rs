@@ -10,10 +10,12 @@
 //!   the policy `default` has 50 quota units left, restored in 30 seconds,
 //!   and `RateLimit-Policy: "default";q=100;w=60` that it allows 100 a
 //!   minute. A field that does not parse as a structured-field list is
-//!   ignored whole, as RFC 8941 asks; members without a non-negative `r`
-//!   and `t` are skipped. Given several policies, the one that leaves the
-//!   least per second ([`ratelimit`]) is the quota: the client must keep
-//!   to every one of them.
+//!   ignored whole, as RFC 8941 asks. Every parameter of a member is read,
+//!   however many it has, the last winning when a key comes twice; members
+//!   without a non-negative `r` and `t` are skipped. Given several
+//!   policies, the one that leaves the least per second ([`ratelimit`]) is
+//!   the quota: the client must keep to every one of them. The numbers
+//!   are compared exactly, however large.
 //! - The older `X-RateLimit-Limit`, `X-RateLimit-Remaining` and
 //!   `X-RateLimit-Reset` (GitHub, most public HTTP APIs, and the draft's
 //!   first versions without the `X-`), three plain numbers
@@ -67,20 +69,33 @@ impl Quota {
     }
 
     /// Whether `self` leaves fewer requests per second than `other`: the
-    /// one to keep to when a server announces both. A quota restored now
-    /// (a zero `reset`) limits nothing.
+    /// one to keep to when a server announces both. Of two that leave as
+    /// many, the one with the farther reset. A quota restored now (a zero
+    /// `reset`) limits nothing. Exact for every count and reset.
     fn tighter_than(&self, other: &Quota) -> bool {
         match (self.reset.is_zero(), other.reset.is_zero()) {
             (true, _) => false,
             (false, true) => true,
             // remaining / reset below other's, without dividing.
             (false, false) => {
-                let mine = u128::from(self.remaining) * other.reset.as_nanos();
-                let theirs = u128::from(other.remaining) * self.reset.as_nanos();
+                let mine = widening_mul(self.remaining, other.reset.as_nanos());
+                let theirs = widening_mul(other.remaining, self.reset.as_nanos());
                 mine < theirs || (mine == theirs && self.reset > other.reset)
             }
         }
     }
+}
+
+/// `a * b` exactly, as the `(high, low)` 128-bit halves of a 256-bit
+/// number, which compare as tuples compare. A count times a reset in
+/// nanoseconds reaches 2^158, past a u128: `a` times each 64-bit half of
+/// `b` fits one, and adding the two carries at most one into `high`.
+fn widening_mul(a: u64, b: u128) -> (u128, u128) {
+    let a = u128::from(a);
+    let low = a * (b & u128::from(u64::MAX));
+    let high = a * (b >> 64);
+    let (sum, carry) = low.overflowing_add(high << 64);
+    ((high >> 64) + u128::from(carry), sum)
 }
 
 /// A reset at least this large is a Unix timestamp in seconds.
@@ -91,6 +106,11 @@ const EPOCH_MILLIS: u64 = 1_000_000_000_000;
 /// The IETF `RateLimit` field (every line of it, joined by commas): the
 /// tightest of the policies it lists, or `None` if it does not parse or
 /// lists none with both `r` and `t`.
+///
+/// The tightest leaves the fewest requests per second, `r / t`; of two
+/// that leave as many, the one with the farther reset, and of two the
+/// same, the first. A policy restored now (`t=0`) limits nothing: it is
+/// the quota only if every policy listed is, and then the first.
 pub fn ratelimit(value: &str) -> Option<Quota> {
     ratelimit_with_policy(value, None)
 }
@@ -176,24 +196,34 @@ fn parse_seconds(value: &str) -> Option<Duration> {
 /// one's string name and non-negative integer parameters are handed on.
 mod sf {
     /// A member's integer parameters: `r`, `t`, `q`, `w` and the like.
+    /// RFC 8941 bounds their number only by the field's size, so there is
+    /// a slot for every one-letter key, `a` to `z`, rather than a list.
     #[derive(Default)]
     pub(super) struct Params {
-        /// `(key, value)` of each one-letter key with a non-negative
-        /// integer value, the last given winning.
-        values: [(u8, Option<u64>); 4],
+        /// The value of each one-letter key, if it is a non-negative
+        /// integer, the last given winning (RFC 8941, 4.2.3.2).
+        values: [Option<u64>; 26],
     }
 
     impl Params {
         /// The value of the one-letter key `key`, if it is a non-negative integer.
         pub(super) fn get(&self, key: u8) -> Option<u64> {
-            self.values.iter().find(|(k, _)| *k == key).and_then(|(_, value)| *value)
+            self.values[slot(&[key])?]
         }
 
         fn set(&mut self, key: &[u8], value: Option<u64>) {
-            let [key] = *key else { return };
-            if let Some(slot) = self.values.iter_mut().find(|(k, _)| *k == key || *k == 0) {
-                *slot = (key, value);
+            if let Some(slot) = slot(key) {
+                self.values[slot] = value;
             }
+        }
+    }
+
+    /// The slot of a one-letter key; none for longer keys and `*`, which
+    /// the rate-limit fields do not define.
+    fn slot(key: &[u8]) -> Option<usize> {
+        match *key {
+            [key @ b'a'..=b'z'] => Some(usize::from(key - b'a')),
+            _ => None,
         }
     }
 
@@ -407,6 +437,67 @@ mod tests {
             ratelimit(r#"token;x=?1, "p";r=3;t=2;pk=:cHsdsRa894==:;qu="requests", (1 2);r=0"#),
             Some(secs(3, 2))
         );
+    }
+
+    #[test]
+    fn policies_of_any_size_compare_exactly() {
+        // 1 in 31.7 million years is tighter than 10^15 - 1 a second; the
+        // cross products (10^39 ns) overflowed a u128.
+        let huge = 999_999_999_999_999;
+        let field = r#""a";r=1;t=999999999999999, "b";r=999999999999999;t=1"#;
+        assert_eq!(ratelimit(field), Some(secs(1, huge)));
+        let reversed = r#""b";r=999999999999999;t=1, "a";r=1;t=999999999999999"#;
+        assert_eq!(ratelimit(reversed), Some(secs(1, huge)));
+        // Every value a quota holds, to the nanosecond.
+        let max = Quota::new(u64::MAX, Duration::MAX);
+        let almost = Quota::new(u64::MAX - 1, Duration::MAX);
+        assert!(almost.tighter_than(&max) && !max.tighter_than(&almost));
+        let shorter = Quota::new(u64::MAX, Duration::MAX - Duration::from_nanos(1));
+        assert!(max.tighter_than(&shorter) && !shorter.tighter_than(&max));
+        let one = Quota::new(1, Duration::from_nanos(1));
+        assert!(max.tighter_than(&one) && !one.tighter_than(&max));
+        // The same rate: the farther reset is tighter; the same quota is not.
+        assert!(secs(2 * huge, 2 * huge).tighter_than(&secs(huge, huge)));
+        assert!(!secs(huge, huge).tighter_than(&secs(2 * huge, 2 * huge)));
+        assert!(!max.tighter_than(&max));
+        // A reset now limits nothing, however few remain.
+        assert!(!secs(0, 0).tighter_than(&max) && max.tighter_than(&secs(0, 0)));
+    }
+
+    #[test]
+    fn the_widening_product_is_exact() {
+        // Below 2^128 it is the u128 product.
+        for (a, b) in [(0, u128::MAX), (u64::MAX, 0), (3, 1 << 64), (u64::MAX, u128::from(u64::MAX))] {
+            assert_eq!(widening_mul(a, b), (0, u128::from(a) * b), "{a} * {b}");
+        }
+        // (2^64 - 1)(2^128 - 1) = (2^64 - 2) 2^128 + 2^128 - 2^64 + 1.
+        let max64 = u128::from(u64::MAX);
+        assert_eq!(widening_mul(u64::MAX, u128::MAX), (max64 - 1, u128::MAX - max64 + 1));
+        // 2^63 2^127 = 2^62 2^128.
+        assert_eq!(widening_mul(1 << 63, 1 << 127), (1 << 62, 0));
+        // (2^64 - 1)(2^128 - 2^64 - 1) = (2^64 - 2) 2^128 + 1: the two
+        // partial products' sum carries into the high half.
+        assert_eq!(widening_mul(u64::MAX, u128::MAX - (1 << 64)), (max64 - 1, 1));
+    }
+
+    #[test]
+    fn every_one_letter_parameter_is_read() {
+        // RFC 8941 bounds a member's parameters only by the field's size.
+        assert_eq!(ratelimit(r#""default";a=1;b=2;c=3;r=0;t=30"#), Some(secs(0, 30)));
+        let alphabet: String = (b'a'..=b'z').map(|key| format!(";{}={key}", char::from(key))).collect();
+        assert_eq!(ratelimit(&format!("\"p\"{alphabet}")), Some(secs(u64::from(b'r'), u64::from(b't'))));
+        assert_eq!(
+            ratelimit_with_policy(r#""p";r=1;t=2"#, Some(&format!("\"p\"{alphabet}"))),
+            Some(secs(1, 2).with_limit(u64::from(b'q')))
+        );
+        // The last value of a key wins, as RFC 8941 says; one that is not a
+        // non-negative integer unsets it.
+        assert_eq!(ratelimit(r#""p";r=1;t=2;r=3;x;t=4"#), Some(secs(3, 4)));
+        assert_eq!(ratelimit(r#""p";r=1;t=2;r"#), None);
+        assert_eq!(ratelimit(r#""p";r=1;t=2;t="30""#), None);
+        // Keys of more than one letter are no `r` or `t`.
+        assert_eq!(ratelimit(r#""p";rr=1;tt=2;r1=3;t-=4;*=5"#), None);
+        assert_eq!(ratelimit(r#""p";r=1;rt=9;t=2;tr=9"#), Some(secs(1, 2)));
     }
 
     #[test]
