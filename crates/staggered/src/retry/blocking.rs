@@ -44,7 +44,7 @@ where
         let wait = match operation.before(&cx, cancel.is_cancelled()) {
             Before::Send { attempt, .. } => {
                 let outcome = op(attempt);
-                match operation.after(&cx, judge, Attempted::Ended(outcome), cancel.is_cancelled()) {
+                match operation.after(&cx, judge, Attempted::Ended(outcome), || cancel.is_cancelled()) {
                     After::Done(done) => return Ok(done),
                     After::Stop(stopped) => return Err(stopped),
                     After::Wait(delay) => delay,

@@ -7,7 +7,7 @@
 
 use core::future::{poll_fn, Future};
 use core::pin::{pin, Pin};
-use core::task::{Context, Poll};
+use core::task::{Context, Poll, Waker};
 use core::time::Duration;
 
 use crate::retry::event::Notify;
@@ -56,21 +56,21 @@ where
     let cx = CallParts { policy, limits, hooks, clock };
     let mut operation = Operation::start(&cx);
     loop {
-        let wait = match operation.before(&cx, fired(cancel.as_mut()).await) {
+        let wait = match operation.before(&cx, fired(cancel.as_mut())) {
             Before::Send { attempt, limit } => {
                 let sending = send(attempt, limit);
                 operation.set_repeatable(&cx, sending.repeatable);
                 // In a block of its own, so the attempt is dropped before a
                 // cancel is reported.
-                let ended = {
+                let attempted = {
                     let future = pin!(sending.future);
                     let cut = pin!(limit.map(|limit| sleeper.cut_after(limit)));
                     until_ended(future, cut, limit, cancel.as_mut()).await
                 };
-                let Some((attempted, fired)) = ended else {
+                let Some(attempted) = attempted else {
                     return Err(operation.cancel(&cx));
                 };
-                match operation.after(&cx, judge, attempted, fired) {
+                match operation.after(&cx, judge, attempted, || fired(cancel.as_mut())) {
                     After::Done(done) => return Ok(done),
                     After::Stop(stopped) => return Err(stopped),
                     After::Wait(delay) => delay,
@@ -87,23 +87,24 @@ where
     }
 }
 
-/// Whether `cancel` has fired: polled once, so a signal that fired
-/// before an attempt or a wait is seen before it. Every async driver asks
-/// this before each attempt; the machine decides what it means.
-pub(crate) fn fired<X: Future<Output = ()>>(mut cancel: Pin<&mut X>) -> impl Future<Output = bool> + '_ {
-    poll_fn(move |task| Poll::Ready(cancel.as_mut().poll(task).is_ready()))
+/// Whether the cancel signal has fired, asked between polls (no task is
+/// woken by it: the next poll of the signal, in a race, registers the
+/// task). Every async driver asks it before each attempt and of each
+/// failed one; the machine decides what it means.
+pub(crate) fn fired<X: Future>(signal: Pin<&mut X>) -> bool {
+    signal.poll(&mut Context::from_waker(Waker::noop())).is_ready()
 }
 
 /// Polls an attempt's `future` until it ends, its timer `cut` fires (the
 /// attempt is cut after `limit`), or `cancel` completes (`None`). An
-/// attempt that ended comes with whether `cancel` had fired by then: a
-/// response that has arrived is the machine's to judge, not to drop.
+/// attempt that has ended is kept, whatever the signal did meanwhile: the
+/// machine judges it.
 fn until_ended<'a, Fut, V, E, Cut, X>(
     mut future: Pin<&'a mut Fut>,
     mut timer: Pin<&'a mut Option<Cut>>,
     limit: Option<Duration>,
     mut cancel: Pin<&'a mut X>,
-) -> impl Future<Output = Option<(Attempted<V, E>, bool)>> + 'a
+) -> impl Future<Output = Option<Attempted<V, E>>> + 'a
 where
     Fut: Future<Output = Result<V, E>>,
     E: From<TimedOut>,
@@ -111,14 +112,13 @@ where
     X: Future<Output = ()>,
 {
     poll_fn(move |task| {
-        let attempted = match future.as_mut().poll(task) {
-            Poll::Ready(outcome) => Attempted::Ended(outcome),
-            Poll::Pending => match self::cut(timer.as_mut(), limit, task) {
-                Some(after) => Attempted::Cut(E::from(TimedOut { after })),
-                None => return cancel.as_mut().poll(task).map(|()| None),
-            },
-        };
-        Poll::Ready(Some((attempted, cancel.as_mut().poll(task).is_ready())))
+        if let Poll::Ready(outcome) = future.as_mut().poll(task) {
+            return Poll::Ready(Some(Attempted::Ended(outcome)));
+        }
+        if let Some(after) = cut(timer.as_mut(), limit, task) {
+            return Poll::Ready(Some(Attempted::Cut(E::from(TimedOut { after }))));
+        }
+        cancel.as_mut().poll(task).map(|()| None)
     })
 }
 

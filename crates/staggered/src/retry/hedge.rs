@@ -71,7 +71,7 @@ where
     let mut operation = Operation::start(&cx);
     // Copy 1 is any call's attempt 1, after the limiter's token.
     let (first, limit) = loop {
-        match operation.before(&cx, fired(cancel.as_mut()).await) {
+        match operation.before(&cx, fired(cancel.as_mut())) {
             Before::Send { attempt, limit } => break (send(attempt, limit), limit),
             Before::Wait(wait) => {
                 if race(pin!(sleeper.sleep(wait)), cancel.as_mut()).await.is_err() {

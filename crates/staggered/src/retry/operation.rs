@@ -215,18 +215,18 @@ impl<S: Schedule, I: Copy, X: fmt::Display> Operation<S, I, X> {
     }
 
     /// After an attempt: judge it by `judge`; a success ends the operation,
-    /// a failure is reported to the limiter and decided on. `fired` says
+    /// a failure is reported to the limiter and decided on. `fired` tells
     /// whether the caller's cancel signal fired by the time the attempt
-    /// ended: a response that has arrived is kept, so a success still
-    /// wins, and a failure stops the retrying as cancelled, with that
-    /// failure as the last.
+    /// ended, asked of a failure only: a response that has arrived is
+    /// kept, so a success still wins, and a failure stops the retrying as
+    /// cancelled, with that failure as the last.
     #[inline]
     pub(crate) fn after<V, E, C, T, H, K, J>(
         &mut self,
         cx: &CallParts<'_, S, C, T, H, K>,
         judge: &J,
         attempted: Attempted<V, E>,
-        fired: bool,
+        fired: impl FnOnce() -> bool,
     ) -> After<J::Success, X>
     where
         H: Notify<X>,
@@ -235,12 +235,7 @@ impl<S: Schedule, I: Copy, X: fmt::Display> Operation<S, I, X> {
     {
         match attempted.judged(judge, &cx.policy.limiter) {
             Ok(success) => After::Done(self.succeed(cx.policy, success, self.attempt)),
-            Err((failed, failure)) => {
-                if fired {
-                    self.retrying(cx).decision.cancel();
-                }
-                self.fail(cx, failed, failure, J::type_name)
-            }
+            Err((failed, failure)) => self.fail(cx, failed, failure, J::type_name, fired()),
         }
     }
 
@@ -343,14 +338,15 @@ impl<S: Schedule, I: Copy, X: fmt::Display> Operation<S, I, X> {
     }
 
     /// A failed attempt, classified `failure`: reported to the limiter,
-    /// decided on, and heard by the hooks. `type_name` names what failed,
-    /// for `tracing`.
+    /// decided on (as cancelled if the signal `fired`), and heard by the
+    /// hooks. `type_name` names what failed, for `tracing`.
     fn fail<V, C, T, H, K>(
         &mut self,
         cx: &CallParts<'_, S, C, T, H, K>,
         failed: X,
         failure: Failure,
         type_name: fn(&X) -> &'static str,
+        fired: bool,
     ) -> After<V, X>
     where
         H: Notify<X>,
@@ -362,6 +358,9 @@ impl<S: Schedule, I: Copy, X: fmt::Display> Operation<S, I, X> {
         let elapsed = self.started(cx.clock);
         let attempt = self.attempt;
         let retrying = self.retrying(cx);
+        if fired {
+            retrying.decision.cancel();
+        }
         match retrying.decision.on_failure(&failure, elapsed) {
             Action::Retry(delay) => {
                 let budget = retrying.decision.budget().metrics();

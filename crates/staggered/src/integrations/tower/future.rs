@@ -216,7 +216,7 @@ where
                         },
                     };
                     this.operation.set_repeatable(&parts, this.service.is_some() && this.request.is_some());
-                    match this.operation.after(&parts, &judge, attempted, cancelled) {
+                    match this.operation.after(&parts, &judge, attempted, || cancelled) {
                         After::Done(done) => return Poll::Ready(done.value),
                         After::Wait(delay) => State::Waiting { sleep: shared.sleeper.sleep(delay) },
                         After::Stop(stopped) => return Poll::Ready(give_back(stopped, fired)),
