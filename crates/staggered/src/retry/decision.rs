@@ -236,8 +236,9 @@ pub struct Decision<S: Schedule, B = NoBudget> {
     hedges_refused: bool,
     /// A hedged call: its success gives back no copy's cost.
     hedged: bool,
-    /// What the attempt about to be sent has waited for its token so far.
-    token_waited: Duration,
+    /// When the attempt about to be sent began waiting for its token
+    /// (since attempt 1 started), if it has waited.
+    token_wait_began: Option<Duration>,
 }
 
 impl<I: Iterator<Item = Duration> + Clone> Decision<I> {
@@ -287,7 +288,7 @@ impl<S: Schedule, B: Budget> Decision<S, B> {
             repeatable: true,
             hedges_refused: false,
             hedged: false,
-            token_waited: Duration::ZERO,
+            token_wait_began: None,
         }
     }
 
@@ -400,8 +401,9 @@ impl<S: Schedule, B: Budget> Decision<S, B> {
     /// `wait` for its token, `elapsed` after attempt 1 started:
     /// [`Action::Retry`] with the wait (then ask the limiter again), or
     /// [`StopReason::Deadline`] if it would end at or after the deadline,
-    /// [`StopReason::TokenWaitTooLong`] if the attempt's waits for its
-    /// token would add up to more than [`Limits::max_token_wait`], and
+    /// [`StopReason::TokenWaitTooLong`] if the time the attempt has waited
+    /// for its token, by the clock (`elapsed` since its first wait), and
+    /// this wait would add up to more than [`Limits::max_token_wait`], and
     /// [`StopReason::Cancelled`] once cancelled. A retry that stops here
     /// is never sent, so the budget gets back what it spent on it.
     ///
@@ -415,9 +417,19 @@ impl<S: Schedule, B: Budget> Decision<S, B> {
     /// assert_eq!(decision.on_token_wait(ms(300), ms(0)), Action::Retry(ms(300)));
     /// // 300 ms waited, 300 more would make 600: shed.
     /// assert_eq!(decision.on_token_wait(ms(300), ms(300)), Action::Stop(StopReason::TokenWaitTooLong));
+    ///
+    /// // The time waited is the clock's: a wait of 300 ms that woke 150 ms
+    /// // late leaves no room for another 100.
+    /// let mut decision = Decision::new(std::iter::empty(), limits);
+    /// assert_eq!(decision.on_token_wait(ms(300), ms(0)), Action::Retry(ms(300)));
+    /// assert_eq!(decision.on_token_wait(ms(100), ms(450)), Action::Stop(StopReason::TokenWaitTooLong));
     /// ```
     pub fn on_token_wait(&mut self, wait: Duration, elapsed: Duration) -> Action {
-        let waited = self.token_waited.saturating_add(wait);
+        // Time waited by the clock, not the waits asked for: a sleeper that
+        // wakes late (a timer's granularity, a busy runtime) or a herd of
+        // waiters woken for one token must not stretch the bound.
+        let began = *self.token_wait_began.get_or_insert(elapsed);
+        let waited = elapsed.saturating_sub(began).saturating_add(wait);
         let reason = if self.cancelled {
             StopReason::Cancelled
         } else if self.ends_too_late(wait, elapsed) {
@@ -425,7 +437,6 @@ impl<S: Schedule, B: Budget> Decision<S, B> {
         } else if self.limits.max_token_wait.is_some_and(|max| waited > max) {
             StopReason::TokenWaitTooLong
         } else {
-            self.token_waited = waited;
             return Action::Retry(wait);
         };
         self.retry_not_sent();
@@ -445,7 +456,7 @@ impl<S: Schedule, B: Budget> Decision<S, B> {
     /// from now on only a success gives its cost back.
     pub fn on_send(&mut self) {
         self.unsent = false;
-        self.token_waited = Duration::ZERO;
+        self.token_wait_began = None;
     }
 
     /// The retry the last [`Action::Retry`] allowed will not be sent (the
@@ -637,7 +648,7 @@ where
             repeatable: self.repeatable,
             hedges_refused: self.hedges_refused,
             hedged: self.hedged,
-            token_waited: self.token_waited,
+            token_wait_began: self.token_wait_began,
         }
     }
 }
