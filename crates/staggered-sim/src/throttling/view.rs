@@ -126,7 +126,8 @@ impl ThrottlingReport {
             lines.push((
                 "tracking",
                 "one per client: over windows of at least 1s and 20 responses, 0.95 times the rate the \
-                 server admitted after a window with throttles, 5% more after one without"
+                 server admitted after a window with throttles; after one without, 5% more, doubling with \
+                 each clean window in a row up to 80%, back to what the server last admitted, then 2%"
                     .to_owned(),
             ));
         }

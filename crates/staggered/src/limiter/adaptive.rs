@@ -711,7 +711,7 @@ mod tests {
         assert!((metrics.fill_rate - 0.95 * 15.0).abs() < 0.3, "{metrics:?}");
         assert!((metrics.measured_rate - 20.0).abs() < 1.1, "{metrics:?}");
         assert_eq!(metrics.throttles, 6);
-        // A clean window raises it by a twentieth of what was sent.
+        // A clean window raises it by 5% of what was sent.
         for _ in 0..20 {
             clock.advance(Duration::from_millis(50));
             limiter.record_response(false);

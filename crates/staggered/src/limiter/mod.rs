@@ -34,7 +34,8 @@
 //! leave the fleet well below the limit; [`AdaptiveMode::Tracking`]
 //! ([`AdaptiveLimiterBuilder::with_mode`]) measures instead what share of
 //! its attempts the server admitted, a second or more at a time, and sends
-//! just below that, probing up by a twentieth while nothing is throttled.
+//! just below that, probing up while nothing is throttled: fast back to
+//! what the server last admitted, by 2% a window past it.
 //!
 //! # Bounded waiting
 //! Once on, an attempt waits for its token as long as it takes, up to the

@@ -29,8 +29,9 @@ pub enum AdaptiveMode {
     /// The rate follows what the server admitted: every window of at
     /// least a second and 20 responses (or 4 throttles) measures what the
     /// client sent and the share throttled; a window with throttles sets
-    /// the rate to 0.95 times what was admitted, one without raises it by
-    /// a twentieth. The CUBIC parameters (`scale_constant`, `beta`,
+    /// the rate to 0.95 times what was admitted, one without raises it:
+    /// by 5%, doubling with each clean window in a row up to 80%, back to
+    /// what the server last admitted, and by 2% past that. The CUBIC parameters (`scale_constant`, `beta`,
     /// `smoothing`, `rate_bucket`) play no part once on.
     Tracking,
 }

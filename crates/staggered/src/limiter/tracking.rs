@@ -21,12 +21,14 @@
 //!   with room.
 //! - A window without throttles raises the rate (from the larger of the
 //!   rate and what was sent) by a probe that starts at [`PROBE`] and
-//!   doubles with each clean window in a row, up to [`MAX_PROBE`]: near
-//!   the limit a fleet creeps up by a twentieth, and one far below it (a
-//!   first throttle in a burst, a server that has room again) climbs
-//!   5%, 10%, 20%, 40%, 80% a window, reaching ten times its rate in about
-//!   six windows instead of forty-seven, as TCP's slow start does. A
-//!   throttled window starts the probe over.
+//!   doubles with each clean window in a row, up to [`MAX_PROBE`], but
+//!   never past the rate the server admitted in the last throttled window
+//!   (the known limit): a client far below it (a first throttle early in a
+//!   burst, a deep cut) climbs 5%, 10%, 20%, 40%, 80% a window, reaching
+//!   ten times its rate in about six windows instead of forty-seven, as
+//!   TCP's slow start does; at the known limit it creeps up by [`CREEP`]
+//!   (2%) a window, and finds out when the server has room again. A throttled
+//!   window starts the probe over.
 //!
 //! Summed over a fleet, each client's admitted share adds up to what the
 //! server admits, so the fleet settles at the limit without any client
@@ -44,6 +46,8 @@ pub(crate) const MIN_THROTTLES: u64 = 4;
 pub(crate) const MARGIN: f64 = 0.05;
 /// How much the first unthrottled window after a throttled one raises the rate.
 pub(crate) const PROBE: f64 = 0.05;
+/// How much a clean window raises a rate already at the known limit.
+pub(crate) const CREEP: f64 = 0.02;
 /// The most an unthrottled window raises the rate, after several in a row.
 pub(crate) const MAX_PROBE: f64 = 0.8;
 
@@ -62,13 +66,24 @@ pub(crate) struct Tracking {
     sending: f64,
     /// The raise the next clean window gives.
     probe: f64,
+    /// The rate the server admitted in the last throttled window, per
+    /// second; infinite before the first.
+    known_limit: f64,
 }
 
 impl Tracking {
     /// Tracking that starts from `rate` at time `now` (the rate measured
     /// when the first throttle turned the limiter on).
     pub(crate) const fn new(rate: f64, now: f64) -> Self {
-        Tracking { rate, start: now, responses: 0, throttles: 0, sending: rate, probe: PROBE }
+        Tracking {
+            rate,
+            start: now,
+            responses: 0,
+            throttles: 0,
+            sending: rate,
+            probe: PROBE,
+            known_limit: f64::INFINITY,
+        }
     }
 
     /// Counts a response at `now`; when it closes the window, gives the new
@@ -87,13 +102,16 @@ impl Tracking {
         }
         let sending = self.responses as f64 / elapsed;
         self.rate = if self.throttles > 0 {
-            let admitted = 1.0 - self.throttles as f64 / self.responses as f64;
+            let admitted = sending * (1.0 - self.throttles as f64 / self.responses as f64);
             self.probe = PROBE;
-            (1.0 - MARGIN) * sending * admitted
+            self.known_limit = admitted;
+            (1.0 - MARGIN) * admitted
         } else {
-            let raised = self.rate.max(sending) * (1.0 + self.probe);
+            let from = self.rate.max(sending);
+            let raised = from * (1.0 + self.probe);
             self.probe = (self.probe * 2.0).min(MAX_PROBE);
-            raised
+            // At most back to the known limit, then a twentieth past it.
+            raised.min(self.known_limit.max(from * (1.0 + CREEP)))
         };
         self.sending = sending;
         self.start = now;
@@ -165,6 +183,21 @@ mod tests {
         let rate = feed(&mut t, 8.0, 1.0, 855, 0).unwrap();
         assert!((rate - 855.0 * 1.05).abs() < 1e-6, "{rate}: a twentieth again");
         assert_eq!(t.cap(100.0), 100.0);
+    }
+
+    #[test]
+    fn the_fast_climb_stops_at_the_known_limit() {
+        // Admitted 500 a second, then cut deep to 100: the climb doubles
+        // its probe back to 500, then creeps 2% a window past it.
+        let mut t = Tracking::new(1000.0, 0.0);
+        feed(&mut t, 0.0, 1.0, 1000, 500);
+        assert_eq!(t.cap(100.0), 100.0);
+        let mut rates = vec![];
+        for window in 1..=8 {
+            let sent = t.rate as u32;
+            rates.push(feed(&mut t, f64::from(window), 1.0, sent, 0).unwrap().round());
+        }
+        assert_eq!(rates, [105.0, 116.0, 139.0, 194.0, 349.0, 500.0, 510.0, 520.0]);
     }
 
     #[test]
