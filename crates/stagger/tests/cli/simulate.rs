@@ -788,3 +788,18 @@ mod hedging {
         refuses_each(&["simulate", "--scenario", "hedging"], &cases);
     }
 }
+
+#[test]
+fn help_names_every_scenario_and_the_tool_every_command() {
+    // The description, before clap's own list of the values.
+    let help = stdout_of(&["simulate", "--help"]);
+    let description = help.split("Usage:").next().unwrap();
+    for scenario in staggered_sim::Scenario::ALL {
+        let name = scenario.name();
+        assert!(description.contains(name), "`stagger simulate --help` does not describe {name}");
+    }
+    let top = stdout_of(&["--help"]);
+    for word in ["contention", "overload", "throttling", "hedging"] {
+        assert!(top.lines().next().unwrap().contains(word), "`stagger --help` omits {word}: {top}");
+    }
+}
