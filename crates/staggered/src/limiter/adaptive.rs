@@ -115,8 +115,16 @@ struct State {
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[non_exhaustive]
 pub struct LimiterMetrics {
-    /// Whether a throttle has turned the limiter on.
+    /// Whether a throttle has turned on the limiter's adaptation: from the
+    /// first throttled response on, every attempt takes a token of the
+    /// fill rate. A limiter that only paces to an announced quota has not
+    /// been throttled, and reads `false` here and `true` in
+    /// [`pacing`](LimiterMetrics::pacing).
     pub enabled: bool,
+    /// Whether a quota the server announced is in force now: attempts are
+    /// paced to the requests it has left over the time to its reset (see
+    /// [`AdaptiveLimiter::announce`]), throttled or not.
+    pub pacing: bool,
     /// The tokens added per second: the rate attempts may be sent at.
     pub fill_rate: f64,
     /// The measured rate of responses, per second.
@@ -605,6 +613,7 @@ impl<K: Clock> AdaptiveLimiter<K> {
         }
         LimiterMetrics {
             enabled,
+            pacing: state.pacer.is_live(now),
             fill_rate: state.bucket.rate(),
             measured_rate: state.tracking.map_or(state.meter.rate(), |tracking| tracking.sending()),
             tokens: state.bucket.level(now),

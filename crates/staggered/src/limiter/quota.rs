@@ -100,6 +100,11 @@ impl QuotaPacer {
         })
     }
 
+    /// Whether a quota is in force at `now`.
+    pub(crate) fn is_live(&self, now: f64) -> bool {
+        self.live(now).is_some()
+    }
+
     /// The quota in force, unless its reset has passed.
     fn live(&self, now: f64) -> Option<(u64, f64)> {
         self.quota.filter(|&(_, reset_at)| reset_at > now)

@@ -243,3 +243,25 @@ fn a_quota_paces_before_any_throttle_and_a_spent_one_waits_for_the_reset() {
     assert_eq!(limiter.try_acquire(), Ok(()));
     assert!(!limiter.is_enabled(), "no throttle was needed");
 }
+
+#[test]
+fn a_limiter_pacing_to_a_quota_says_so_in_its_metrics() {
+    let clock = MockClock::new();
+    let limiter = AdaptiveLimiter::builder().build_with_clock(clock.clone()).unwrap();
+    assert!(!limiter.metrics().pacing);
+    limiter.announce(Quota::new(10, Duration::from_secs(1)));
+    let mut waits = 0;
+    for _ in 0..10 {
+        while let Err(wait) = limiter.try_acquire() {
+            waits += 1;
+            clock.advance(wait);
+        }
+    }
+    let metrics = limiter.metrics();
+    assert!(waits > 0, "paced");
+    // Paced, never throttled: pacing, and the adaptation still off.
+    assert!(metrics.pacing && !metrics.enabled, "{metrics:?}");
+    // Past the reset the quota says nothing more.
+    clock.advance(Duration::from_secs(1));
+    assert!(!limiter.metrics().pacing);
+}
