@@ -483,7 +483,7 @@ impl<'p, S, C, T, F, V, E, W, U, H, X, Tm>
     Retrying<'p, RetryPolicy<S, C, T>, F, Result<V, E>, Blocking, W, U, H, X, Tm>
 where
     S: Schedule,
-    T: Timeout + CanBlock,
+    T: Timeout,
     F: FnMut(u32) -> Result<V, E>,
     W: Pick<C>,
     W::Classifier: Classifier<E>,
@@ -502,7 +502,13 @@ where
     /// # Errors
     /// A [`RetryError`] with the stop reason, the attempts made and what
     /// the last attempt left.
-    pub fn call(self) -> Result<V, RetryError<E, U::Unready>> {
+    // `T: CanBlock` on each method, not on the impl: so a policy with a
+    // per-attempt timeout gets `CanBlock`'s own message, which says what
+    // to do instead, rather than "the method exists but...".
+    pub fn call(self) -> Result<V, RetryError<E, U::Unready>>
+    where
+        T: CanBlock,
+    {
         self.run().map(|done| done.value)
     }
 
@@ -511,7 +517,10 @@ where
     /// # Errors
     /// As [`call`](Retrying::call).
     #[inline]
-    pub fn run(self) -> Result<Retried<V>, RetryError<E, U::Unready>> {
+    pub fn run(self) -> Result<Retried<V>, RetryError<E, U::Unready>>
+    where
+        T: CanBlock,
+    {
         let Retrying { policy, op, classifier, ready, hooks, cancel, timer, hedging, .. } = self;
         never_hedged(hedging);
         let judge = Call { classifier: classifier.pick(&policy.classifier), ready: &ready };

@@ -45,7 +45,7 @@ impl Timeout for Option<AttemptTimeout> {
 /// A blocking call cannot be interrupted, so a policy with a per-attempt
 /// timeout has no blocking `call`: the two cannot meet by accident.
 ///
-/// ```compile_fail,E0599
+/// ```compile_fail,E0277
 /// use std::time::Duration;
 /// use staggered::{Preset, RetryPolicy};
 ///
@@ -67,8 +67,11 @@ impl Timeout for Option<AttemptTimeout> {
 #[diagnostic::on_unimplemented(
     message = "a blocking call cannot be cut, so this policy's per-attempt timeout (`{Self}`) cannot apply to it",
     label = "a policy with a per-attempt timeout",
-    note = "retry an async operation (it can be cut), or build the policy for blocking calls without \
-            `with_attempt_timeout`"
+    note = "to bound each attempt of a blocking call, give the operation its own time limit (a socket's \
+            `set_read_timeout`, a client's request timeout) and keep the policy without `with_attempt_timeout`",
+    note = "or retry an async operation, which can be cut: `.retry(|_| async {{ .. }}).call().await`",
+    note = "a deadline (`with_deadline`) bounds the whole call in both: the blocking driver starts no attempt \
+            once the wait before it would reach the deadline"
 )]
 pub trait CanBlock {}
 
