@@ -165,6 +165,25 @@ pub(crate) fn ensure(ok: bool, fields: &[&'static str], message: impl fmt::Displ
     }
 }
 
+/// Bounds an experiment's work before it runs, the one rule by which every
+/// scenario's [`validate`](Experiment::validate) keeps a combination of
+/// parameters from running without end: `worst`, what the runs could cost
+/// at worst in `unit` (`attempts`) as `how` counts it, is at most `limit`.
+/// Else an [`Invalid`] naming `fields`, the one most likely to change
+/// first, in the words of their flags (`arrival-rate`).
+pub(crate) fn check_work(
+    fields: &[&'static str],
+    worst: f64,
+    (unit, how): (&str, &str),
+    limit: f64,
+) -> Result<(), Invalid> {
+    let names: Vec<String> = fields.iter().map(|field| field.replace('_', "-")).collect();
+    let names = crate::view::list(names.iter().map(String::as_str));
+    let message =
+        format!("invalid {names}: {worst:.3e} {unit} at worst ({how}), more than the limit of {limit:e}");
+    ensure(worst <= limit, fields, message)
+}
+
 impl fmt::Display for Invalid {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message)

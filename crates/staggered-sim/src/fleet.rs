@@ -9,7 +9,7 @@ use staggered::config::format_duration;
 use staggered::limiter::AdaptiveMode;
 use staggered::{Backoff, FastRng, Limits, Rng, Strategy};
 
-use crate::experiment::{ensure, parallel, Invalid, Progress};
+use crate::experiment::{check_work, ensure, parallel, Invalid, Progress};
 use crate::units::SECOND;
 use crate::values::{named, Jitter, List, Named, Span};
 use crate::view::{Axis, Band, BandBox, Chart, Color, Dash, Layout, Line, Panel, Shade};
@@ -18,9 +18,10 @@ use crate::view::{Axis, Band, BandBox, Chart, Color, Dash, Layout, Line, Panel, 
 /// kept in memory).
 pub const MAX_DURATION: Duration = Duration::from_secs(24 * 60 * 60);
 
-/// The most attempts a run may make at worst, when every attempt fails and
-/// a retrying policy makes all of `attempts` for every operation: about ten
-/// minutes per policy.
+/// The most attempts one run of the overload, throttling or hedging
+/// scenario may make at worst (one policy's, at one load level for
+/// hedging), when every attempt fails and each operation makes all the
+/// attempts its policy allows: about ten minutes of one core.
 pub const MAX_ATTEMPTS: f64 = 1e9;
 
 /// How a fleet retries: not at all, by the schedule alone, or by the
@@ -241,12 +242,22 @@ pub(crate) fn check_load(
     let many = format!("invalid arrival-rate and duration: {operations:.0} operations expected, at most {max_operations}{why}");
     ensure(operations <= max_operations, &["arrival_rate", "duration"], many)?;
     // Without a budget, an overload makes every operation use all its attempts.
-    let attempts = operations * f64::from(backoff.max_attempts().unwrap_or(1));
-    let worst = format!(
-        "invalid backoff: the operations expected times max_attempts could be {attempts:.0} attempts, more than the \
-         limit of {MAX_ATTEMPTS:e}"
-    );
-    ensure(!retries || attempts <= MAX_ATTEMPTS, &["attempts", "arrival_rate", "duration"], worst)
+    let attempts = if retries { backoff.max_attempts().unwrap_or(1) } else { 1 };
+    let fields = &["attempts", "arrival_rate", "duration"];
+    check_attempts(fields, (operations, "operations expected"), attempts)
+}
+
+/// Checks one run of the fleet scenarios against [`MAX_ATTEMPTS`]:
+/// `operations` (described as `what`) that could each make `attempts`
+/// attempts, `fields` naming the parameters that set those.
+pub(crate) fn check_attempts(
+    fields: &[&'static str],
+    (operations, what): (f64, &str),
+    attempts: u32,
+) -> Result<(), Invalid> {
+    let worst = operations * f64::from(attempts);
+    let how = format!("{operations:.0} {what} x max_attempts {attempts}, if every attempt fails");
+    check_work(fields, worst, ("attempts", &how), MAX_ATTEMPTS)
 }
 
 /// Runs `simulate` for each of `policies` on the threads `progress` allows,

@@ -613,11 +613,11 @@ mod parameters {
                 "hop_sd",
                 "invalid hop-sd inf: must be a finite number, at least 0",
             ),
-            (|p| p.runs = 1_000_000, "runs", "invalid clients, strategies and runs: 95000000 runs in all"),
+            (|p| p.runs = 1_000_000, "runs", "invalid runs, clients and strategies: 95000000 runs in all"),
             (
                 |p| (p.clients.0, p.runs) = (vec![MAX_CLIENTS], 3),
                 "runs",
-                "invalid clients, strategies and runs: 1.500e11 client pairs",
+                "invalid runs, clients and strategies: 1.500e11 calls at worst (N^2 for a run of N clients",
             ),
             (|p| p.cap = Units(9.0), "cap", "invalid cap 9: below exponential's first delay, 10 time units"),
             (
@@ -710,7 +710,7 @@ mod parameters {
         );
         assert!(params.has_target());
         assert_eq!(FrontierParams::default().candidates().len(), 6 * 3 + 6 * 3 * 3);
-        let cases: [super::Case<FrontierParams>; 15] = [
+        let cases: [super::Case<FrontierParams>; 16] = [
             (|p| p.families.0.clear(), "families", "invalid families: give at least one family"),
             (|p| p.families = "full,full".parse().unwrap(), "families", "invalid families: full is given twice"),
             (|p| p.scales.0.clear(), "scales", "invalid scales: give at least one value"),
@@ -724,7 +724,12 @@ mod parameters {
             (|p| p.references = "full,full".parse().unwrap(), "references", "invalid strategies: full is given twice"),
             (|p| p.clients = Clients(vec![0]), "clients", "invalid clients 0: must be between 1 and 100000"),
             (|p| p.runs = 0, "runs", "invalid runs 0: must be at least 1"),
-            (|p| p.runs = 1_000_000, "runs", "invalid clients, strategies and runs: 76000000 runs in all"),
+            (|p| p.runs = 1_000_000, "runs", "invalid runs, clients and families: 76000000 runs in all"),
+            (
+                |p| (p.clients.0, p.runs) = (vec![MAX_CLIENTS], 2),
+                "runs",
+                "invalid runs, clients and families: 1.520e12 calls at worst",
+            ),
             (
                 |p| (p.scales, p.multipliers) = ("1..200/1".parse().unwrap(), "1..60/1".parse().unwrap()),
                 "families",
@@ -1001,7 +1006,8 @@ mod overload {
             (
                 |p| (p.arrival_rate, p.attempts) = (Rate(1e6), 100),
                 "attempts",
-                "invalid backoff: the operations expected times max_attempts could be 6000000000 attempts",
+                "invalid attempts, arrival-rate and duration: 6.000e9 attempts at worst (60000000 operations expected x \
+                 max_attempts 100, if every attempt fails), more than the limit of 1e9",
             ),
         ];
         for (change, field, message) in cases {
@@ -1476,7 +1482,7 @@ mod hedging {
             change(&mut params);
             params.validate().unwrap_err()
         };
-        let cases: [super::Case<HedgingParams>; 12] = [
+        let cases: [super::Case<HedgingParams>; 13] = [
             (|p| p.loads = "0".parse().unwrap(), "loads", "invalid load 0"),
             (|p| p.loads = "11".parse().unwrap(), "loads", "invalid load 11"),
             (|p| p.loads = "0.5,0.5".parse().unwrap(), "loads", "invalid loads: 0.5 is given twice"),
@@ -1489,6 +1495,12 @@ mod hedging {
             (|p| p.hedge_attempts = 6, "hedge_attempts", "invalid hedge-attempts 6"),
             (|p| p.policies = "retry+ratio".parse().unwrap(), "policies", "unknown policy \"retry+ratio\""),
             (|p| p.timeout = Span(Duration::ZERO), "timeout", "invalid timeout 0s"),
+            (
+                |p| (p.attempts, p.timeout) = (u32::MAX, Span(Duration::from_nanos(1))),
+                "attempts",
+                "invalid attempts and operations: 4.295e14 attempts at worst (100000 operations at one load \
+                 level x max_attempts 4294967295, if every attempt fails), more than the limit of 1e9",
+            ),
         ];
         for (change, field, message) in cases {
             let err = with(change);

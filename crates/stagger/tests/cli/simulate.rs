@@ -9,6 +9,7 @@ use std::fs;
 use std::path::PathBuf;
 
 use serde_json::Value;
+use staggered_sim::Scenario;
 
 use super::{refuses_each, stagger, stdout_of};
 
@@ -215,7 +216,7 @@ fn bad_options_exit_2_naming_the_option() {
         (&["--runs", "0"], "invalid value for --runs: invalid runs 0: must be at least 1"),
         (
             &["--runs", "1000000"],
-            "invalid value for --runs: invalid clients, strategies and runs: 95000000 runs",
+            "invalid value for --runs: invalid runs, clients and strategies: 95000000 runs",
         ),
         (&["--strategies", "nope"], "'--strategies <LIST>': unknown strategy \"nope\""),
         (&["--base", "-1"], "'--base <UNITS>': -1 is not a positive number of time units"),
@@ -236,6 +237,40 @@ fn bad_options_exit_2_naming_the_option() {
             "invalid value for --plot: the directory no/such/dir does not exist",
         ),
     ];
+    refuses_each(&["simulate"], &cases);
+}
+
+/// Every scenario bounds the work it could do at worst by one rule, before
+/// it runs anything: options under which a run could go on for hours or
+/// without end (with `--timeout 1ns`, each of 100,000 operations makes all
+/// of 2^32 - 1 attempts) are refused naming the option, even where this
+/// run's attempts would mostly succeed (hedging's light load).
+#[test]
+fn every_scenario_refuses_work_without_bound() {
+    let cases: [(&[&str], &str); 5] = [
+        (
+            &["--scenario", "contention", "--clients", "100000", "--runs", "10"],
+            "invalid value for --runs: invalid runs, clients and strategies: 5.000e11 calls at worst",
+        ),
+        (
+            &["--scenario", "overload", "--attempts", "4294967295", "--timeout", "1ns"],
+            "invalid value for --attempts: invalid attempts, arrival-rate and duration: 1.804e14 attempts at worst",
+        ),
+        (
+            &["--scenario", "throttling", "--attempts", "4294967295", "--timeout", "1ms"],
+            "invalid value for --attempts: invalid attempts, arrival-rate and duration: 2.577e14 attempts at worst",
+        ),
+        (
+            &["--scenario", "frontier", "--clients", "100000", "--runs", "10"],
+            "invalid value for --runs: invalid runs, clients and families: 7.600e12 calls at worst",
+        ),
+        (
+            &["--scenario", "hedging", "--loads", "0.1", "--policies", "retry", "--attempts", "4294967295"],
+            "invalid value for --attempts: invalid attempts and operations: 4.295e14 attempts at worst",
+        ),
+    ];
+    let scenarios: Vec<&str> = cases.iter().map(|(options, _)| options[1]).collect();
+    assert_eq!(scenarios, Scenario::ALL.map(Scenario::name), "a case per scenario, in their order");
     refuses_each(&["simulate"], &cases);
 }
 

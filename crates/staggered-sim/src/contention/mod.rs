@@ -62,7 +62,7 @@ pub use strategy::ContentionStrategy;
 use serde::{Deserialize, Serialize};
 use staggered::Backoff;
 
-use crate::experiment::{ensure, parallel, Experiment, Invalid, Progress, Work};
+use crate::experiment::{check_work, ensure, parallel, Experiment, Invalid, Progress, Work};
 use crate::rng::{derive, name_id};
 use crate::values::{Clients, List, Units};
 use crate::Summary;
@@ -78,11 +78,15 @@ pub const MAX_CLIENTS: u32 = 100_000;
 pub const MAX_TOTAL_RUNS: usize = 10_000_000;
 
 /// The most work an experiment may be, in client pairs: the sum, over every
-/// client count N, strategy and run, of `N^2`. A run of N clients without
-/// backoff makes about `N^2 / 6` calls, the costliest case, at a fraction of
-/// a microsecond each; so this limit is about a quarter of an hour of one
-/// core at worst. 100,000 clients for one run of each published strategy
-/// (5e10 pairs) is within it; 100,000 clients for a million runs is not.
+/// client count N, strategy and run, of `N^2`, the most calls a run of N
+/// clients can make (a client's write fails only when another's succeeded
+/// since its read, so each client fails at most N - 1 times). A run without
+/// backoff makes about `N^2 / 6` calls, the costliest case, each a small
+/// fraction of the cost of a fleet scenario's attempt (so this limit is not
+/// [`MAX_ATTEMPTS`](crate::MAX_ATTEMPTS)); it is about a quarter of an hour
+/// of one core at worst. 100,000 clients for one run of each published
+/// strategy (5e10 pairs) is within it; 100,000 clients for a million runs
+/// is not.
 pub const MAX_CLIENT_PAIRS: f64 = 1e11;
 
 /// The contention experiment (the AWS Architecture Blog's "Exponential
@@ -168,8 +172,9 @@ impl ContentionParams {
     /// Checks the client counts, the runs and the network alone, and that
     /// `runs` runs of `entries` schedules at every client count stay within
     /// the limits of the whole experiment (the frontier runs more schedules
-    /// than strategies).
-    pub(crate) fn check_size(&self, entries: usize) -> Result<(), Invalid> {
+    /// than strategies); `entries_field` names the parameter that sets the
+    /// schedules.
+    pub(crate) fn check_size(&self, entries: usize, entries_field: &'static str) -> Result<(), Invalid> {
         let clients = &self.clients.0;
         if clients.is_empty() {
             return Err(Invalid::new(&["clients"], "invalid clients: give at least one client count"));
@@ -181,12 +186,13 @@ impl ContentionParams {
         // refused at once, before any pass over it.
         let runs = f64::from(self.runs) * entries as f64;
         let total_runs = runs * clients.len() as f64;
+        let size = ["runs", "clients", entries_field];
         if total_runs > MAX_TOTAL_RUNS as f64 {
             return Err(Invalid::new(
-                &["runs", "clients", "strategies"],
+                &size,
                 format!(
-                    "invalid clients, strategies and runs: {} runs in all (client counts x strategies x runs), \
-                     more than the limit of {MAX_TOTAL_RUNS}",
+                    "invalid runs, clients and {entries_field}: {} runs in all (client counts x {entries_field} x \
+                     runs), more than the limit of {MAX_TOTAL_RUNS}",
                     crate::view::number(total_runs)
                 ),
             ));
@@ -213,17 +219,8 @@ impl ContentionParams {
         check_hop(&["hop_mean"], "hop-mean", self.hop_mean)?;
         check_hop(&["hop_sd"], "hop-sd", self.hop_sd)?;
         let pairs = runs * clients.iter().map(|&n| f64::from(n) * f64::from(n)).sum::<f64>();
-        if pairs > MAX_CLIENT_PAIRS {
-            return Err(Invalid::new(
-                &["runs", "clients", "strategies"],
-                format!(
-                    "invalid clients, strategies and runs: {pairs:.3e} client pairs of work (clients^2 summed over \
-                     every client count, strategy and run), more than the limit of {MAX_CLIENT_PAIRS:e}; a run of N \
-                     clients may make N^2/6 calls"
-                ),
-            ));
-        }
-        Ok(())
+        let how = "N^2 for a run of N clients, about N^2/6 without backoff, summed over every run";
+        check_work(&size, pairs, ("calls", how), MAX_CLIENT_PAIRS)
     }
 
     /// How many clients the experiment simulates in all, over every point
@@ -320,7 +317,7 @@ impl Experiment for ContentionParams {
     type Report = ContentionReport;
 
     fn validate(&self) -> Result<(), Invalid> {
-        self.check_size(self.strategies.0.len())?;
+        self.check_size(self.strategies.0.len(), "strategies")?;
         if self.strategies.0.is_empty() {
             return Err(Invalid::new(&["strategies"], "invalid strategies: give at least one strategy"));
         }

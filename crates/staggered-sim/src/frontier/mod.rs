@@ -250,10 +250,10 @@ impl Experiment for FrontierParams {
         let too_many = format!("invalid families, scales, multipliers and floors: {count} candidates, more than the limit of {MAX_CANDIDATES}");
         ensure(count <= MAX_CANDIDATES, &["families", "scales", "multipliers", "floors"], too_many)?;
         let contention = self.contention();
+        // The whole frontier's size before the references' alone, which it
+        // includes, so that an error names the families.
+        contention.check_size(count + self.references.0.len(), "families")?;
         contention.validate().map_err(|err| err.renamed("strategies", "references"))?;
-        contention
-            .check_size(count + self.references.0.len())
-            .map_err(|err| err.renamed("strategies", "families"))?;
         self.schedules(&self.candidates()).map(drop)
     }
 

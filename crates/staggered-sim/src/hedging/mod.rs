@@ -384,6 +384,19 @@ impl Experiment for HedgingParams {
             self.policies.0.len()
         );
         ensure(total <= MAX_HEDGING_TOTAL, &["operations", "loads", "policies"], too_much)?;
+        // A run is one policy at one load level; the policy of the most
+        // attempts per operation bounds it.
+        let most = |policy: Policy| -> (u32, &[&'static str]) {
+            match policy {
+                Policy::Retry => (self.attempts, &["attempts", "operations"]),
+                policy if policy.hedges() => (self.hedge_attempts, &["hedge_attempts", "operations"]),
+                _ => (1, &["operations"]),
+            }
+        };
+        let policies = self.policies.iter().map(|&policy| most(policy));
+        let (attempts, fields) = policies.max_by_key(|&(n, _)| n).unwrap_or(most(Policy::NoRetry));
+        let per_run = (f64::from(operations), "operations at one load level");
+        fleet::check_attempts(fields, per_run, attempts)?;
         let workers = format!("invalid workers {}: must be from 1 to {MAX_WORKERS}", self.workers);
         ensure((1..=MAX_WORKERS).contains(&self.workers), &["workers"], workers)?;
         let queue = format!("invalid queue {}: must be at most {MAX_WORKERS}", self.queue);
