@@ -7,13 +7,21 @@
 //! - [`flask`]: Flask-Limiter under gunicorn, announcing its quota in
 //!   `X-RateLimit-*` headers.
 //! - [`stalling`]: a server in process whose slow tail a hedge is for.
+//! - [`driver`]: N clients offering Poisson arrivals through
+//!   `RetryMiddleware`, and [`record`] of each attempt and request;
+//!   [`summary`] turns a run into its figures and [`matrix`] lists the
+//!   benchmark's points (`cargo run --release -p servers -- matrix`).
 //!
 //! A server whose program is not installed says so
 //! ([`StartError::Missing`](process::StartError::Missing), with the
 //! command that installs it); the tests then say they are skipped, except
 //! under CI (`CI` set), where it is a failure.
 
+pub mod driver;
 pub mod flask;
+pub mod matrix;
 pub mod nginx;
 pub mod process;
+pub mod record;
 pub mod stalling;
+pub mod summary;
