@@ -43,8 +43,7 @@ const POLL: Duration = Duration::from_millis(20);
 const START_TRIES: u32 = 3;
 
 /// A running server process. Dropping it stops the process and every
-/// process it started (SIGTERM to its group, SIGKILL after
-/// [`STOP_GRACE`]).
+/// process it started (SIGTERM to its group, SIGKILL 5 s later).
 #[derive(Debug)]
 pub struct Guarded {
     child: Child,
@@ -56,7 +55,7 @@ impl Guarded {
     /// Starts the command `make(port)` builds, at a free port on 127.0.0.1,
     /// with its output in `log`, and waits at most `startup` for the port
     /// to accept a connection. A server that exits before that is tried
-    /// again on another port, [`START_TRIES`] times in all.
+    /// again on another port, 3 times in all.
     ///
     /// Blocks while it waits.
     pub fn start(
