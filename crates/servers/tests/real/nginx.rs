@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use servers::driver::{drive, ClientPolicy, Load, Run};
+use servers::matrix::{points, run_point, Server, Settings};
 use servers::nginx::{most_per_second, LogLine, Nginx, NginxConfig, Rejection, BURST};
 use servers::summary::summarize;
 use staggered::limiter::AdaptiveMode;
@@ -13,6 +14,7 @@ use super::started;
 /// The limit of the short runs, a second, and their length.
 const RATE: u32 = 50;
 const RUN: Duration = Duration::from_secs(5);
+const CALLER: Duration = servers::driver::CALLER_TIMEOUT;
 
 /// The most 200s nginx's leaky bucket logs in one whole second: the rate,
 /// the burst, and one for a request admitted at each edge of the second.
@@ -143,4 +145,29 @@ where
         outputs.push(handle.await.unwrap());
     }
     outputs
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "not yet: in 10 s runs the admitted rate falls far below the limit where one limiter \
+            sees a large share of it (measured with aws: 46% of 200/s with 1 client, 11% of \
+            1000/s with 1, 74% with 4, 9-10% with a shared limiter at 1000/s); about 4 minutes"]
+async fn nginx_admits_within_5_percent_of_its_limit_at_every_point() {
+    if started(Nginx::program()).is_none() {
+        return;
+    }
+    let settings = Settings { run_length: Duration::from_secs(10), caller_timeout: CALLER, seed: 2015 };
+    let mut misses = Vec::new();
+    for point in points(AdaptiveMode::Aws) {
+        let Server::Nginx(config) = point.server else { continue };
+        if config.rejection != Rejection::Status429 {
+            continue;
+        }
+        let result = run_point(&point, &settings).await.unwrap();
+        let limit = point.limit.unwrap();
+        let share = result.summary.admitted_rate / limit;
+        if (share - 1.0).abs() > 0.05 {
+            misses.push(format!("{}: {:.0}% of the limit", point.id, 100.0 * share));
+        }
+    }
+    assert!(misses.is_empty(), "{misses:#?}");
 }
