@@ -49,7 +49,7 @@ async fn eight_clients_meet_one_quota_and_each_is_paced() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "not yet: one paced client uses well under Flask-Limiter's quota (measured: 39% of \
             20/s over the last half of a 10 s run, 92% in a 5 s one), as the throttles that \
-            slip through (announcements overtaken by attempts in flight) cut its rate too"]
+            slip through (likely announcements overtaken by attempts in flight) cut its rate too"]
 async fn one_paced_client_uses_its_quota_within_10_percent() {
     let Some(flask) = started(tokio::task::block_in_place(FlaskLimiter::start)) else { return };
     let limit = f64::from(PER_SECOND);
