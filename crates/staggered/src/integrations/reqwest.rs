@@ -284,7 +284,7 @@ pub fn classify_reqwest_error(error: &::reqwest::Error) -> Failure {
 impl ClassifyResult<Response, Error> for ClassifyHttp {
     fn classify_result(&self, result: Result<&Response, &Error>) -> Option<Failure> {
         match result {
-            Ok(response) => self.classify_parts(response.status(), response.headers()),
+            Ok(response) => self.classify_head(response.status(), response.headers(), response.extensions()),
             Err(error) => Some(classify_error(error)),
         }
     }
@@ -334,7 +334,11 @@ impl<C: ClassifyResult<Response, Error>, U: Ready<Response>> Judge<Response, Err
             return Outcomes { classifier: self.classifier, ready: self.ready }.judge(outcome);
         }
         let failure = match &outcome {
-            Ok(response) => ClassifyHttp::new().classify_parts(response.status(), response.headers()),
+            Ok(response) => ClassifyHttp::new().classify_head(
+                response.status(),
+                response.headers(),
+                response.extensions(),
+            ),
             Err(error) => self.classifier.classify_result(Err(error)),
         };
         match failure {
