@@ -176,6 +176,78 @@ async fn the_tower_layer_reports_throttles_and_waits_for_attempt_1s_token() {
 }
 
 #[tokio::test]
+async fn the_tower_layer_sees_codes_in_headers_always_and_in_bodies_kept_below_it() {
+    // A service that answers with S3's SlowDown twice, then succeeds; with
+    // or without its body's start kept for the classifier.
+    fn slow_then_ok(
+        calls: &Arc<AtomicU32>,
+        code_header: bool,
+    ) -> impl Service<(), Response = http::Response<String>, Error = BoxError, Future: Send> + Clone {
+        let calls = Arc::clone(calls);
+        tower::service_fn(move |()| {
+            let call = calls.fetch_add(1, Ordering::SeqCst) + 1;
+            let mut response = http::Response::builder();
+            let body = if call <= 2 {
+                response = response.status(503);
+                if code_header {
+                    response = response.header("x-amzn-errortype", "SlowDown");
+                }
+                SLOW_DOWN
+            } else {
+                "done"
+            };
+            let response = response.body(body.to_owned()).map_err(BoxError::from);
+            async move { response }
+        })
+    }
+    let sleeper = RecordingSleeper::new();
+    let policy = |limiter: &AdaptiveLimiter<MockClock>| {
+        RetryPolicy::new(backoff()).classify(ClassifyHttp::new()).with_rate_limiter(limiter.clone())
+    };
+    let keep = |mut response: http::Response<String>| {
+        staggered::http::keep_body_start(&mut response);
+        response
+    };
+
+    // The body's code, kept below the layer: two throttles, and the body whole.
+    let calls = Arc::new(AtomicU32::new(0));
+    let limiter = AdaptiveLimiter::builder().build_with_clock(sleeper.clock()).unwrap();
+    let layer = RetryLayer::new(policy(&limiter)).with_timer(sleeper.clone(), sleeper.clock());
+    let mut service =
+        ServiceBuilder::new().layer(layer).map_response(keep).service(slow_then_ok(&calls, false));
+    let response = service.ready().await.unwrap().call(()).await.unwrap();
+    assert_eq!((response.status().as_u16(), response.body().as_str()), (200, "done"));
+    assert_eq!(limiter.metrics().throttles, 2);
+
+    // Without it, the layer sees a plain 503: transient.
+    let calls = Arc::new(AtomicU32::new(0));
+    let limiter = AdaptiveLimiter::builder().build_with_clock(sleeper.clock()).unwrap();
+    let layer = RetryLayer::new(policy(&limiter)).with_timer(sleeper.clone(), sleeper.clock());
+    let mut service = ServiceBuilder::new().layer(layer).service(slow_then_ok(&calls, false));
+    assert_eq!(service.ready().await.unwrap().call(()).await.unwrap().status().as_u16(), 200);
+    assert!(!limiter.metrics().enabled);
+
+    // The header form needs nothing below the layer.
+    let calls = Arc::new(AtomicU32::new(0));
+    let limiter = AdaptiveLimiter::builder().build_with_clock(sleeper.clock()).unwrap();
+    let layer = RetryLayer::new(policy(&limiter)).with_timer(sleeper.clone(), sleeper.clock());
+    let mut service = ServiceBuilder::new().layer(layer).service(slow_then_ok(&calls, true));
+    assert_eq!(service.ready().await.unwrap().call(()).await.unwrap().status().as_u16(), 200);
+    assert_eq!(limiter.metrics().throttles, 2);
+
+    // A last answer that is still SlowDown reaches the caller whole.
+    let limiter = AdaptiveLimiter::builder().build_with_clock(sleeper.clock()).unwrap();
+    let layer = RetryLayer::new(policy(&limiter)).with_timer(sleeper.clone(), sleeper.clock());
+    let always = tower::service_fn(|()| async {
+        http::Response::builder().status(503).body(SLOW_DOWN.to_owned()).map_err(BoxError::from)
+    });
+    let mut service = ServiceBuilder::new().layer(layer).map_response(keep).service(always);
+    let response = service.ready().await.unwrap().call(()).await.unwrap();
+    assert_eq!((response.status().as_u16(), response.body().as_str()), (503, SLOW_DOWN));
+    assert_eq!(limiter.metrics().throttles, 5);
+}
+
+#[tokio::test]
 async fn the_grpc_driver_reports_resource_exhausted_and_takes_tokens() {
     let server = GrpcServer::start(|call| match call {
         1 => GrpcReply::Fail(Status::resource_exhausted("slow down")),
