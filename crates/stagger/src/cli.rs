@@ -99,7 +99,9 @@ pub enum Command {
                       stagger run --http-headers h.txt --http-body b.txt -- curl -sS --fail-with-body -D h.txt -o b.txt https://example.com/bucket/key\n  \
                       stagger run --stdin replay --deadline 2m -- kubectl apply -f - < deploy.yaml"
     )]
-    Run(RunArgs),
+    // Boxed: its options outweigh every other subcommand's, and the enum
+    // would be as large as they are.
+    Run(Box<RunArgs>),
     /// Run a published experiment on the simulator: a table, a reading, a chart.
     ///
     /// With no options, the contention experiment of the AWS Architecture
