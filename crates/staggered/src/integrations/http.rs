@@ -80,9 +80,8 @@
 //! [`BodyStart`], where [`ClassifyHttp`] looks for it; the caller still
 //! gets the whole body.
 //!
-//! - The reqwest middleware does this itself (see its [module
-//!   docs](crate::reqwest#the-body-of-a-failed-response) for what of the
-//!   response it keeps).
+//! - The reqwest middleware does this itself (its module docs, "The body
+//!   of a failed response", say what of the response it keeps).
 //! - The tower layer cannot: its responses' bodies are of any type, and
 //!   reading one consumes it. It reads the header form always
 //!   (`x-amzn-ErrorType`, the quota fields); for codes in the body, a
@@ -252,8 +251,8 @@ pub fn wants_body_start(status: StatusCode, headers: &HeaderMap) -> bool {
 /// service whose responses hold their whole body (`Response<Bytes>`,
 /// `Response<String>`, `Response<Vec<u8>>`). Under a tower layer, map the
 /// inner service's responses with it below the retry layer, so that its
-/// classifier sees them (the [`tower`](crate::tower#codes-in-the-body)
-/// module shows how).
+/// classifier sees them (the `tower` module's "Codes in the body" shows
+/// how).
 ///
 /// ```
 /// use http::Response;
