@@ -1,14 +1,16 @@
 //! The header dump `stagger run --http-headers` reads (`curl -D FILE`):
 //! the last response counts, as an independent reading of the lines finds
 //! it; its status, reason and headers written back as a dump parse the
-//! same; and its classification follows the HTTP rules, with a hint whose
-//! wait through the retry decision stays within the policy's bound.
+//! same; and its classification follows the HTTP rules, throttles
+//! included, with a hint whose wait through the retry decision stays
+//! within the policy's bound.
 
 #![no_main]
 
 use http::header::{HeaderName, HeaderValue};
 use http::StatusCode;
 use libfuzzer_sys::fuzz_target;
+use staggered::classify::throttling::{error_type_code, is_aws_throttling_code};
 use staggered::http::ClassifyHttp;
 use staggered::{ErrorKind, Failure, Hint};
 use staggered_fuzz::header_dump::parse_last;
@@ -73,8 +75,10 @@ fn header_of(line: &[u8]) -> Option<(HeaderName, HeaderValue)> {
 }
 
 /// 1xx to 3xx are no failure; a 4xx other than 408 and 429 stops, hint or
-/// not; 408, 429 and 5xx retry, a 503 that says when to come back is
-/// throttling, and the hint stays within every policy's bound.
+/// not, unless it says it is a throttle; 408, 429 and 5xx retry; an AWS
+/// throttling code in `x-amzn-ErrorType`, a 429 and a 503 that says when
+/// to come back are throttles, and only they and a 403 with quota fields
+/// (GitHub's rate limit) are; the hint stays within every policy's bound.
 fn check_classification(status: StatusCode, headers: &http::HeaderMap) {
     let failure = ClassifyHttp::new().classify_parts(status, headers);
     let code = status.as_u16();
@@ -82,12 +86,28 @@ fn check_classification(status: StatusCode, headers: &http::HeaderMap) {
         assert!(code < 400, "{code} is a failure");
         return;
     };
-    match code {
-        429 => assert_eq!(failure.kind, ErrorKind::Throttled),
-        503 if matches!(failure.hint, Some(Hint::After(_))) => assert_eq!(failure.kind, ErrorKind::Throttled),
-        408 | 500..=599 => assert_eq!(failure.kind, ErrorKind::Transient, "{code}"),
-        400..=499 | 600.. => assert_eq!(failure, Failure::PERMANENT, "{code}"),
-        _ => panic!("{code} classified as {failure:?}"),
+    let aws_code = headers
+        .get("x-amzn-errortype")
+        .and_then(|value| value.to_str().ok())
+        .map(error_type_code)
+        .is_some_and(is_aws_throttling_code);
+    let come_back = code == 503 && matches!(failure.hint, Some(Hint::After(_)));
+    let quota_fields = ["x-ratelimit-remaining", "ratelimit"].iter().any(|name| headers.contains_key(*name));
+    if aws_code || code == 429 || come_back {
+        assert_eq!(failure.kind, ErrorKind::Throttled, "{code}");
+    }
+    match failure.kind {
+        ErrorKind::Throttled => {
+            assert!(
+                aws_code || code == 429 || come_back || (code == 403 && quota_fields),
+                "{code}: {failure:?}"
+            )
+        }
+        ErrorKind::Transient => assert!(code == 408 || (500..=599).contains(&code), "{code}"),
+        _ => {
+            assert!(!matches!(code, 408 | 429 | 500..=599), "{code}");
+            assert_eq!(failure, Failure::PERMANENT, "{code}");
+        }
     }
     if let Some(hint) = failure.hint {
         check_through_decisions(hint);

@@ -67,9 +67,12 @@ pub enum Command {
     /// for those lists; SIGPIPE (141: the reader of its output has gone)
     /// stops unless --retry-on-exit names it. With --http-headers, the HTTP
     /// response the command wrote (curl -D FILE) decides instead: 4xx other
-    /// than 408 and 429 stop, and Retry-After sets the wait. Each retry is
-    /// logged on standard error, with a countdown to the next attempt when
-    /// that is a terminal.
+    /// than 408 and 429 stop, and Retry-After sets the wait; a throttle is
+    /// retried whatever its status: an AWS throttling code (x-amzn-ErrorType,
+    /// or with --http-body the body's, such as S3's SlowDown) or one of
+    /// --throttle-code, and GitHub's rate limits (until the quota's reset,
+    /// or a minute). Each retry is logged on standard error, with a
+    /// countdown to the next attempt when that is a terminal.
     ///
     /// The command runs in a process group of its own: a time limit stops
     /// it and its children (SIGTERM, then SIGKILL after --kill-after), and
@@ -93,9 +96,12 @@ pub enum Command {
         override_usage = "stagger run [OPTIONS] -- <COMMAND> [ARGS]...",
         after_help = "Examples:\n  stagger run --preset interactive --attempt-timeout 10s -- curl -fsS https://example.com/health\n  \
                       stagger run --http-headers h.txt -- curl -fsS -D h.txt https://example.com/api\n  \
+                      stagger run --http-headers h.txt --http-body b.txt -- curl -sS --fail-with-body -D h.txt -o b.txt https://example.com/bucket/key\n  \
                       stagger run --stdin replay --deadline 2m -- kubectl apply -f - < deploy.yaml"
     )]
-    Run(RunArgs),
+    // Boxed: its options outweigh every other subcommand's, and the enum
+    // would be as large as they are.
+    Run(Box<RunArgs>),
     /// Run a published experiment on the simulator: a table, a reading, a chart.
     ///
     /// With no options, the contention experiment of the AWS Architecture

@@ -123,7 +123,9 @@
 //! hint does is a [`HintPolicy`]: ours, the AWS SDKs' or gRPC's) and the
 //! [`budget`]; the drivers only sleep and call.
 //!
-//! A client that a server throttles (HTTP 429, gRPC `RESOURCE_EXHAUSTED`)
+//! A client that a server throttles (HTTP 429, an AWS throttling code such
+//! as S3's `SlowDown`, GitHub's rate limits, gRPC `RESOURCE_EXHAUSTED`: see
+//! [what counts](guide::adaptive#what-counts-as-a-throttle))
 //! also needs to send slower: [`RetryPolicy::with_rate_limiter`] puts an
 //! [`AdaptiveLimiter`] (the AWS SDKs' adaptive retry mode, see [`limiter`])
 //! in front of every attempt of every driver, the first attempt included.

@@ -29,12 +29,14 @@ pub struct RunArgs {
     /// cap_mode, max_attempts, deadline, granularity, seed), `[limits]`
     /// (deadline, attempt_timeout), `[classification]` (retry_exit_codes,
     /// stop_exit_codes). An unknown field is an error, naming it.
+    /// `--throttle-code` adds to the file's `throttling_codes`.
     ///
     /// Accepted but ignored, with a warning: a `[budget]` and a
     /// `[rate_limiter]`, since each bounds the attempts of many operations
     /// and one `stagger run` is one operation; and without --http-headers, `limits.max_hint`,
-    /// `limits.hint_jitter` and the HTTP `retry_statuses` and
-    /// `stop_statuses`, which only a server's response uses. They are still
+    /// `limits.hint_jitter` and the HTTP `retry_statuses`,
+    /// `stop_statuses`, `throttling_codes` and `bare_503_is_throttle`,
+    /// which only a server's response uses. They are still
     /// checked, so a file shared with a service is valid for both.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
@@ -93,6 +95,33 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE")]
     pub http_headers: Option<PathBuf>,
 
+    /// Also read the start of the response's body (at most 4 KiB) from
+    /// FILE, where the command writes it (`curl -o FILE`), for the
+    /// throttling a body says: an AWS code such as S3's
+    /// `<Code>SlowDown</Code>` or DynamoDB's `ThrottlingException`, or
+    /// GitHub's secondary rate limit (retried after its Retry-After, else a
+    /// minute, where a 403 would stop). FILE is emptied before each
+    /// attempt, as the headers' file is; only the body of a 400, 403, 429
+    /// or 503 that the headers have not decided is read.
+    #[arg(long, value_name = "FILE", requires = "http_headers")]
+    pub http_body: Option<PathBuf>,
+
+    /// Count an HTTP failure whose error code (in x-amzn-ErrorType, or
+    /// with --http-body in the body) is CODE as a throttle, besides the
+    /// AWS SDKs' throttling codes; repeat for more. A throttle is retried
+    /// whatever its status (a 400 or 403 too) and logged as `throttled`.
+    /// Joins the file's classification.throttling_codes.
+    #[arg(long = "throttle-code", value_name = "CODE", value_parser = throttle_code, requires = "http_headers")]
+    pub throttle_codes: Vec<String>,
+
+    /// Count a bare HTTP 503 (no Retry-After, no error code) as a throttle
+    /// rather than a transient failure, for a server behind a rate limiter
+    /// that answers its excess so (nginx's limit_req does, unless
+    /// `limit_req_status 429` is set) [default: the file's
+    /// classification.bare_503_is_throttle, else off].
+    #[arg(long, requires = "http_headers")]
+    pub bare_503_is_throttle: bool,
+
     /// The longest server hint (Retry-After) to wait for; a longer one
     /// stops the retrying [default: the file's limits.max_hint, else the
     /// schedule's largest delay (--cap) or one minute, whichever is longer].
@@ -145,6 +174,15 @@ pub struct RunArgs {
     pub command: Vec<OsString>,
 }
 
+/// `--throttle-code CODE`: a code of the form a response's code can match.
+fn throttle_code(text: &str) -> Result<String, String> {
+    if staggered::classify::throttling::is_code(text) {
+        Ok(text.to_owned())
+    } else {
+        Err("must be letters, digits, '.', '_' or '-'".to_owned())
+    }
+}
+
 /// The options of `stagger run` that an error message can blame, besides
 /// the shared schedule options. A test checks them against the clap
 /// definition.
@@ -157,6 +195,8 @@ pub mod flag {
     pub const RETRY_ON_EXIT: &str = "--retry-on-exit";
     /// `--http-headers`
     pub const HTTP_HEADERS: &str = "--http-headers";
+    /// `--http-body`
+    pub const HTTP_BODY: &str = "--http-body";
     /// `--max-hint`
     pub const MAX_HINT: &str = "--max-hint";
     /// `--stdin`
@@ -164,7 +204,8 @@ pub mod flag {
 
     /// Every flag above.
     #[cfg(test)]
-    pub const ALL: [&str; 6] = [DEADLINE, ATTEMPT_TIMEOUT, RETRY_ON_EXIT, HTTP_HEADERS, MAX_HINT, STDIN];
+    pub const ALL: [&str; 7] =
+        [DEADLINE, ATTEMPT_TIMEOUT, RETRY_ON_EXIT, HTTP_HEADERS, HTTP_BODY, MAX_HINT, STDIN];
 }
 
 #[cfg(test)]

@@ -42,8 +42,10 @@ pub struct RunConfig {
     /// Which exit codes are retried: `--retry-on-exit` or `--stop-on-exit`,
     /// else the file's `retry_exit_codes` and `stop_exit_codes`.
     pub classification: ClassificationConfig,
-    /// `--http-headers`: where the command writes its HTTP responses, and
-    /// how they are classified (the file's status lists).
+    /// `--http-headers` (and `--http-body`): where the command writes its
+    /// HTTP responses, and how they are classified (the file's status
+    /// lists and throttling settings, with `--throttle-code` and
+    /// `--bare-503-is-throttle`).
     pub http: Option<HeaderDump>,
     /// `--stdin`.
     pub stdin: StdinMode,
@@ -103,12 +105,22 @@ impl RunConfig {
             classification.stop_exit_codes = codes.to_list();
             classification.retry_exit_codes.clear();
         }
+        // The codes of both only add to the AWS SDKs' list: nothing to override.
+        classification.throttling_codes.extend(args.throttle_codes.iter().cloned());
+        if args.bare_503_is_throttle {
+            classification.bare_503_is_throttle = true;
+        }
         let limits = config.limits().map_err(|err| blame(err.into(), path))?;
         let http = match &args.http_headers {
             Some(file) => {
-                let dump = HeaderDump::new(file.clone(), config.classification.http());
+                let mut dump = HeaderDump::new(file.clone(), config.classification.http());
                 dump.check()
                     .map_err(|message| anyhow!(message).context(UsageError::option(flag::HTTP_HEADERS)))?;
+                if let Some(body) = &args.http_body {
+                    dump = dump.with_body(body.clone());
+                    dump.check_body()
+                        .map_err(|message| anyhow!(message).context(UsageError::option(flag::HTTP_BODY)))?;
+                }
                 Some(dump)
             }
             None => None,
@@ -422,6 +434,52 @@ mod tests {
         assert_eq!(c.policy.limits().max_hint, Some(Duration::from_secs(120)));
         // Without --http-headers, the same file is warned about.
         assert_eq!(with_file("r.toml", file, &[]).unwrap().warnings.len(), 3);
+    }
+
+    #[test]
+    fn throttling_options_join_the_files_settings() {
+        let dir = tempfile::tempdir().unwrap();
+        let headers = dir.path().join("headers");
+        let body = dir.path().join("body");
+        let (headers, body) = (headers.to_str().unwrap(), body.to_str().unwrap());
+        let file = "[classification]\nthrottling_codes = [\"QuotaExceeded\"]\n";
+        let c = with_file(
+            "r.toml",
+            file,
+            &[
+                "--http-headers",
+                headers,
+                "--http-body",
+                body,
+                "--throttle-code",
+                "Busy",
+                "--bare-503-is-throttle",
+            ],
+        )
+        .unwrap();
+        assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+        assert_eq!(c.classification.throttling_codes, ["QuotaExceeded", "Busy"]);
+        let expected = staggered::http::ClassifyHttp::new()
+            .with_throttling_codes(["QuotaExceeded", "Busy"])
+            .with_bare_503_as_throttle(true);
+        assert_eq!(c.http, Some(HeaderDump::new(headers.into(), expected).with_body(body.into())));
+        // The file's setting holds without the option; neither is on by default.
+        let c = with_file(
+            "r.toml",
+            "[classification]\nbare_503_is_throttle = true\n",
+            &["--http-headers", headers],
+        )
+        .unwrap();
+        assert!(c.classification.bare_503_is_throttle);
+        assert!(
+            !config(&["--http-headers", headers, "--", "true"]).unwrap().classification.bare_503_is_throttle
+        );
+        // A directory cannot be the body's file.
+        let err =
+            config(&["--http-headers", headers, "--http-body", dir.path().to_str().unwrap(), "--", "true"])
+                .unwrap_err();
+        assert_eq!(Exit::of_error(&err), Exit::Usage);
+        assert!(format!("{err:#}").starts_with("invalid value for --http-body: "), "{err:#}");
     }
 
     #[test]

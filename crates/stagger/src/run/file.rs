@@ -128,6 +128,17 @@ fn ignored(config: &RetryConfig, speaks_http: bool) -> Vec<String> {
             ));
         }
     }
+    for (field, set) in [
+        ("throttling_codes", !classification.throttling_codes.is_empty()),
+        ("bare_503_is_throttle", classification.bare_503_is_throttle),
+    ] {
+        if set {
+            notes.push(format!(
+                "classification.{field} has no effect without --http-headers: only an HTTP response says it \
+                 is throttled"
+            ));
+        }
+    }
     notes
 }
 
@@ -229,6 +240,18 @@ mod tests {
         );
         assert!(notes[2].starts_with("classification.retry_statuses has no effect without --http-headers"));
         assert!(ignored(&RetryConfig::from_toml_str(TOML).unwrap(), false).is_empty());
+        let throttling = RetryConfig::from_toml_str(
+            "[classification]\nthrottling_codes = [\"Busy\"]\nbare_503_is_throttle = true\n",
+        )
+        .unwrap();
+        assert_eq!(
+            ignored(&throttling, false),
+            ["throttling_codes", "bare_503_is_throttle"].map(|field| format!(
+                "classification.{field} has no effect without --http-headers: only an HTTP response says it is \
+                 throttled"
+            ))
+        );
+        assert!(ignored(&throttling, true).is_empty());
         // With server responses, only the budget is left out.
         let notes = ignored(&config, true);
         assert_eq!(notes.len(), 1, "{notes:?}");

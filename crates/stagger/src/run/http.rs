@@ -21,6 +21,15 @@
 //! The file holds every response of the attempt in order (a `100 Continue`,
 //! a proxy's `200 Connection established`, each redirect with `curl -L`);
 //! the last status line and the header lines after it are what counts.
+//!
+//! A throttle is sometimes said only in the body (S3's 503 with
+//! `<Code>SlowDown</Code>`, GitHub's 403 "secondary rate limit"):
+//! `--http-body FILE` names the file the command writes the body to
+//! (`curl -o FILE`), emptied before each attempt as the headers' file is.
+//! Its first [`BODY_START_BYTES`] are read when the library's rules say the
+//! body can change the classification ([`wants_body_start`]), and handed to
+//! the classifier with the headers; without it, the header forms
+//! (`x-amzn-ErrorType`, the quota fields) still count.
 
 use std::fs;
 use std::io::{self, Read};
@@ -30,7 +39,7 @@ use std::time::SystemTime;
 use http::StatusCode;
 use rustix::fs::{Mode, OFlags};
 use rustix::io::Errno;
-use staggered::http::ClassifyHttp;
+use staggered::http::{wants_body_start, ClassifyHttp, BODY_START_BYTES};
 use staggered::{Failure, Hint, Quota};
 
 mod parse;
@@ -44,10 +53,12 @@ const MAX_BYTES: u64 = 1 << 20;
 /// is a few words; a longer one is cut, and ends in `…`.
 const MAX_REASON_CHARS: usize = 200;
 
-/// The file named by `--http-headers`, and how its responses are classified.
+/// The file named by `--http-headers`, the one named by `--http-body` if
+/// any, and how their responses are classified.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HeaderDump {
     path: PathBuf,
+    body: Option<PathBuf>,
     classify: ClassifyHttp,
 }
 
@@ -60,9 +71,20 @@ pub struct Response {
     pub reason: String,
     /// The failure it is, with the server's hint; `None` for a success.
     pub failure: Option<Failure>,
-    /// Whether the hint is the wait for the reset of a quota the server
-    /// said is spent, rather than one it asked for.
-    pub waits_for_reset: bool,
+    /// Where the hint came from, if there is one.
+    pub hint_from: HintFrom,
+}
+
+/// Where the hint of a response's failure came from, for the log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HintFrom {
+    /// A header that asks for a wait (`Retry-After` and its kin), or no hint.
+    Server,
+    /// The reset of a quota the server said is spent.
+    QuotaReset,
+    /// The library's rule for a rate limit that names no wait (GitHub's
+    /// secondary rate limit: at least a minute).
+    RateLimit,
 }
 
 impl Response {
@@ -81,9 +103,15 @@ impl Response {
         }
         text.truncate(text.trim_end().len());
         match self.hint() {
-            Some(Hint::After(wait)) if self.waits_for_reset => {
+            Some(Hint::After(wait)) if self.hint_from == HintFrom::QuotaReset => {
                 text.push_str(&format!(
                     ", quota spent until its reset in {}",
+                    crate::duration::format_rounded(wait)
+                ));
+            }
+            Some(Hint::After(wait)) if self.hint_from == HintFrom::RateLimit => {
+                text.push_str(&format!(
+                    ", rate limited: waiting at least {}",
                     crate::duration::format_rounded(wait)
                 ));
             }
@@ -102,17 +130,25 @@ impl Response {
     }
 }
 
-/// The wait for the reset of `quota`, if `failure` may be retried, has no
-/// hint of its own, and `quota` is spent.
-fn wait_for_reset(failure: Failure, quota: Option<Quota>) -> Option<Hint> {
+/// The wait for the reset of `quota`, if `failure` may be retried, the
+/// server asked for no wait (`asked`), and `quota` is spent. The library
+/// waits so for a 403 or 429; a command's 5xx with a spent quota waits the
+/// same here.
+fn wait_for_reset(failure: Failure, asked: Option<Hint>, quota: Option<Quota>) -> Option<Hint> {
     let quota = quota.filter(|quota| quota.remaining == 0)?;
-    (failure.is_retryable() && failure.hint.is_none()).then_some(Hint::After(quota.reset))
+    (failure.is_retryable() && asked.is_none()).then_some(Hint::After(quota.reset))
 }
 
 impl HeaderDump {
     /// The dump at `path`, classified by `classify`.
     pub fn new(path: PathBuf, classify: ClassifyHttp) -> Self {
-        HeaderDump { path, classify }
+        HeaderDump { path, body: None, classify }
+    }
+
+    /// The same dump, with the response's body read from `body`.
+    pub fn with_body(mut self, body: PathBuf) -> Self {
+        self.body = Some(body);
+        self
     }
 
     /// The path, as given.
@@ -127,35 +163,39 @@ impl HeaderDump {
     /// # Errors
     /// A message saying what is wrong with the path.
     pub fn check(&self) -> Result<(), String> {
-        match fs::metadata(&self.path) {
-            Ok(meta) if meta.is_file() => Ok(()),
-            Ok(_) => Err(format!("{} is not a regular file", self.path.display())),
-            Err(err) if err.kind() == io::ErrorKind::NotFound => {
-                let dir = self.path.parent().filter(|dir| !dir.as_os_str().is_empty());
-                match dir {
-                    Some(dir) if !dir.is_dir() => Err(format!("{}: no such directory", dir.display())),
-                    _ => Ok(()),
-                }
-            }
-            Err(err) => Err(format!("{}: {err}", self.path.display())),
+        check_path(&self.path)
+    }
+
+    /// Checks the body's file as [`check`](Self::check) checks the headers'.
+    ///
+    /// # Errors
+    /// A message saying what is wrong with the path.
+    pub fn check_body(&self) -> Result<(), String> {
+        self.body.as_deref().map_or(Ok(()), check_path)
+    }
+
+    /// Empties the files before an attempt, so that a response read after
+    /// it is that attempt's. A file that does not exist is left so.
+    ///
+    /// # Errors
+    /// When a file exists and cannot be emptied.
+    pub fn clear(&self) -> io::Result<()> {
+        open_regular(&self.path, OFlags::WRONLY)?.map_or(Ok(()), |file| file.set_len(0))?;
+        match &self.body {
+            Some(body) => open_regular(body, OFlags::WRONLY)
+                .and_then(|file| file.map_or(Ok(()), |file| file.set_len(0)))
+                .map_err(|err| in_body(body, err)),
+            None => Ok(()),
         }
     }
 
-    /// Empties the file before an attempt, so that a response read after it
-    /// is that attempt's. A file that does not exist is left so.
+    /// The last response in the file, classified with the start of its
+    /// body if there is a body's file and the body can matter; `None` when
+    /// the file is missing or holds no status line.
     ///
     /// # Errors
-    /// When the file exists and cannot be emptied.
-    pub fn clear(&self) -> io::Result<()> {
-        open_regular(&self.path, OFlags::WRONLY)?.map_or(Ok(()), |file| file.set_len(0))
-    }
-
-    /// The last response in the file, classified; `None` when the file is
-    /// missing or holds no status line.
-    ///
-    /// # Errors
-    /// When the file cannot be read, is not a regular file, or is too
-    /// large to be a header dump.
+    /// When a file cannot be read or is not a regular file, or the
+    /// headers' file is too large to be a header dump.
     pub fn read(&self) -> io::Result<Option<Response>> {
         let Some(file) = open_regular(&self.path, OFlags::RDONLY)? else { return Ok(None) };
         let mut bytes = Vec::new();
@@ -163,13 +203,55 @@ impl HeaderDump {
         if bytes.len() as u64 > MAX_BYTES {
             return Err(io::Error::other(format!("larger than {} KiB, not a header dump", MAX_BYTES >> 10)));
         }
-        Ok(parse_last(&bytes).map(|(status, reason, headers)| {
-            let quota = staggered::http::quota(&headers, SystemTime::now());
-            let failure = self.classify.classify_parts(status, &headers);
-            let reset = failure.and_then(|failure| wait_for_reset(failure, quota));
-            let failure = failure.map(|failure| reset.map_or(failure, |hint| failure.with_hint(hint)));
-            Response { status: status.as_u16(), reason, failure, waits_for_reset: reset.is_some() }
-        }))
+        let Some((status, reason, headers)) = parse_last(&bytes) else { return Ok(None) };
+        let body = match &self.body {
+            Some(path) if wants_body_start(status, &headers) => body_start(path)?,
+            _ => Vec::new(),
+        };
+        let now = SystemTime::now();
+        let (asked, quota) = (staggered::http::hint(&headers, now), staggered::http::quota(&headers, now));
+        let failure = self.classify.classify_with_body(status, &headers, &body);
+        let reset = failure.and_then(|failure| wait_for_reset(failure, asked, quota));
+        let failure = failure.map(|failure| reset.map_or(failure, |hint| failure.with_hint(hint)));
+        let hint_from = match failure.and_then(|failure| failure.hint) {
+            _ if reset.is_some() => HintFrom::QuotaReset,
+            Some(_) if asked.is_none() => HintFrom::RateLimit,
+            _ => HintFrom::Server,
+        };
+        Ok(Some(Response { status: status.as_u16(), reason, failure, hint_from }))
+    }
+}
+
+/// The first [`BODY_START_BYTES`] of the body's file at `path`; nothing if
+/// it does not exist (the command wrote no body).
+fn body_start(path: &Path) -> io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    if let Some(file) = open_regular(path, OFlags::RDONLY).map_err(|err| in_body(path, err))? {
+        file.take(BODY_START_BYTES as u64).read_to_end(&mut bytes).map_err(|err| in_body(path, err))?;
+    }
+    Ok(bytes)
+}
+
+/// An error of the body's file at `path`, naming it: the warning that
+/// reports it names the headers' file.
+fn in_body(path: &Path, err: io::Error) -> io::Error {
+    io::Error::new(err.kind(), format!("the body's file {}: {err}", path.display()))
+}
+
+/// Checks that a command can write the file at `path` and `stagger` empty
+/// it: its directory exists, and it is a regular file if it exists.
+fn check_path(path: &Path) -> Result<(), String> {
+    match fs::metadata(path) {
+        Ok(meta) if meta.is_file() => Ok(()),
+        Ok(_) => Err(format!("{} is not a regular file", path.display())),
+        Err(err) if err.kind() == io::ErrorKind::NotFound => {
+            let dir = path.parent().filter(|dir| !dir.as_os_str().is_empty());
+            match dir {
+                Some(dir) if !dir.is_dir() => Err(format!("{}: no such directory", dir.display())),
+                _ => Ok(()),
+            }
+        }
+        Err(err) => Err(format!("{}: {err}", path.display())),
     }
 }
 
@@ -229,7 +311,17 @@ mod tests {
         // Retry-After says more than the quota; a quota left, or a 404, says nothing.
         let asked = classify("HTTP/1.1 503 x\nretry-after: 3\nratelimit: \"d\";r=0;t=60\n\n").unwrap();
         assert_eq!(asked.hint(), Some(Hint::After(Duration::from_secs(3))));
-        assert!(!asked.waits_for_reset);
+        assert_eq!(asked.hint_from, HintFrom::Server);
+        // A 503 waits for the reset too, and a 403 is GitHub's throttle.
+        let spent = classify("HTTP/1.1 503 x\nratelimit: \"d\";r=0;t=60\n\n").unwrap();
+        assert_eq!(
+            (spent.hint(), spent.hint_from),
+            (Some(Hint::After(Duration::from_secs(60))), HintFrom::QuotaReset)
+        );
+        let github =
+            classify("HTTP/2 403 \r\nx-ratelimit-remaining: 0\r\nx-ratelimit-reset: 42\r\n\r\n").unwrap();
+        assert_eq!(github.failure.map(|f| f.kind), Some(ErrorKind::Throttled));
+        assert_eq!(github.describe(), "HTTP 403 Forbidden, quota spent until its reset in 42s");
         let left = classify("HTTP/1.1 503 x\nratelimit: \"d\";r=5;t=60\n\n").unwrap();
         assert_eq!(left.hint(), None);
         let gone = classify("HTTP/1.1 404 x\nx-ratelimit-remaining: 0\nx-ratelimit-reset: 9\n\n").unwrap();
@@ -248,6 +340,81 @@ mod tests {
         let gone = classify("HTTP/1.1 404 Not Found\nRetry-After: 5\n\n").unwrap();
         assert_eq!(gone.failure, Some(Failure::PERMANENT));
         assert_eq!(gone.describe(), "HTTP 404 Not Found");
+    }
+
+    /// The response in `dump`, with `body` in a body's file, classified by `classify`.
+    fn with_body(dump: &str, body: &str, classify: ClassifyHttp) -> Response {
+        let dir = tempfile::tempdir().unwrap();
+        let (headers, body_path) = (dir.path().join("h"), dir.path().join("b"));
+        fs::write(&headers, dump).unwrap();
+        fs::write(&body_path, body).unwrap();
+        HeaderDump::new(headers, classify).with_body(body_path).read().unwrap().unwrap()
+    }
+
+    #[test]
+    fn throttling_codes_in_the_headers_and_the_body_file() {
+        let kind = |response: &Response| response.failure.map(|f| f.kind);
+        let slow_down =
+            "<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>";
+        // The header form needs no body; S3's body form needs the body's file.
+        let header =
+            classify("HTTP/1.1 400 Bad Request\nx-amzn-ErrorType: ThrottlingException:http://x/\n\n");
+        assert_eq!(header.as_ref().and_then(kind), Some(ErrorKind::Throttled));
+        assert_eq!(
+            classify("HTTP/1.1 503 Slow Down\n\n").as_ref().and_then(kind),
+            Some(ErrorKind::Transient)
+        );
+        let s3 = with_body("HTTP/1.1 503 Slow Down\n\n", slow_down, ClassifyHttp::new());
+        assert_eq!(kind(&s3), Some(ErrorKind::Throttled));
+        // Codes of one's own, and a bare 503 by the setting.
+        let own = "HTTP/1.1 400 Bad Request\n\n";
+        let body = r#"{"code": "QuotaExceeded"}"#;
+        assert_eq!(kind(&with_body(own, body, ClassifyHttp::new())), Some(ErrorKind::Permanent));
+        let mine = ClassifyHttp::new().with_throttling_codes(["QuotaExceeded"]);
+        assert_eq!(kind(&with_body(own, body, mine)), Some(ErrorKind::Throttled));
+        let nginx = ClassifyHttp::new().with_bare_503_as_throttle(true);
+        assert_eq!(
+            kind(&with_body("HTTP/1.1 503 x\n\n", "<html>busy</html>", nginx)),
+            Some(ErrorKind::Throttled)
+        );
+        // GitHub's secondary limit: a 403 that waits a minute.
+        let github = r#"{"message": "You have exceeded a secondary rate limit."}"#;
+        let secondary = with_body("HTTP/2 403 \r\n\r\n", github, ClassifyHttp::new());
+        assert_eq!(
+            (kind(&secondary), secondary.hint_from),
+            (Some(ErrorKind::Throttled), HintFrom::RateLimit)
+        );
+        assert_eq!(secondary.describe(), "HTTP 403 Forbidden, rate limited: waiting at least 1m");
+        // A missing body's file is an empty body; only the start is read.
+        let dir = tempfile::tempdir().unwrap();
+        let headers = dir.path().join("h");
+        fs::write(&headers, "HTTP/1.1 503 x\n\n").unwrap();
+        let dump = HeaderDump::new(headers, ClassifyHttp::new()).with_body(dir.path().join("none"));
+        assert_eq!(dump.read().unwrap().as_ref().and_then(kind), Some(ErrorKind::Transient));
+        let far = with_body(
+            "HTTP/1.1 503 x\n\n",
+            &format!("{}{slow_down}", " ".repeat(BODY_START_BYTES)),
+            ClassifyHttp::new(),
+        );
+        assert_eq!(kind(&far), Some(ErrorKind::Transient));
+    }
+
+    #[test]
+    fn the_body_file_is_checked_and_emptied_with_the_headers() {
+        let dir = tempfile::tempdir().unwrap();
+        let (headers, body) = (dir.path().join("h"), dir.path().join("b"));
+        let dump = HeaderDump::new(headers.clone(), ClassifyHttp::new()).with_body(body.clone());
+        assert_eq!(dump.check_body(), Ok(()));
+        fs::write(&headers, "HTTP/1.1 503 x\n\n").unwrap();
+        fs::write(&body, "<Error><Code>SlowDown</Code></Error>").unwrap();
+        dump.clear().unwrap();
+        assert_eq!((fs::read(&headers).unwrap(), fs::read(&body).unwrap()), (vec![], vec![]));
+        let not_a_file =
+            HeaderDump::new(headers.clone(), ClassifyHttp::new()).with_body(dir.path().to_owned());
+        assert!(not_a_file.check_body().unwrap_err().ends_with("is not a regular file"));
+        fs::write(&headers, "HTTP/1.1 503 x\n\n").unwrap();
+        let err = not_a_file.read().unwrap_err().to_string();
+        assert!(err.starts_with(&format!("the body's file {}: ", dir.path().display())), "{err}");
     }
 
     #[test]

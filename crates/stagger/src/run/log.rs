@@ -446,7 +446,7 @@ mod tests {
             status: 429,
             reason: "Too Many Requests".to_owned(),
             failure: Some(staggered::Failure::THROTTLED.with_hint(Hint::After(Duration::from_secs(60)))),
-            waits_for_reset: false,
+            hint_from: crate::run::http::HintFrom::Server,
         };
         let mut record = retry(&outcome, Some(5));
         record.response = Some(&throttled);
@@ -479,7 +479,7 @@ mod tests {
             status: 503,
             reason: format!("{forged}{}", "x".repeat(1 << 20)),
             failure: None,
-            waits_for_reset: false,
+            hint_from: crate::run::http::HintFrom::Server,
         };
         let mut record = retry(&outcome, Some(5));
         record.response = Some(&response);

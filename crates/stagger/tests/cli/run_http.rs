@@ -54,7 +54,8 @@ impl Server {
 }
 
 /// Reads a request's head and writes `response` (a status line and
-/// headers, without the blank line), with an empty body.
+/// headers, without the blank line; then, after a blank line, the body if
+/// any), with its length.
 fn answer(mut stream: TcpStream, response: &str) {
     let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
     let mut head = Vec::new();
@@ -62,7 +63,8 @@ fn answer(mut stream: TcpStream, response: &str) {
     while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).is_ok_and(|n| n == 1) {
         head.push(byte[0]);
     }
-    let reply = format!("{response}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+    let (response, body) = response.split_once("\r\n\r\n").unwrap_or((response, ""));
+    let reply = format!("{response}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len());
     let _ = stream.write_all(reply.as_bytes());
 }
 
@@ -218,10 +220,18 @@ fn any_command_can_hand_over_its_response() {
 #[test]
 fn the_options_are_checked() {
     let dir = tempfile::tempdir().unwrap();
-    let cases: [(Vec<String>, &str); 3] = [
+    let headers = dir.path().join("h").display().to_string();
+    let cases: [(Vec<String>, &str); 7] = [
         (vec!["--http-headers".into(), dir.path().display().to_string()], "is not a regular file"),
         (vec!["--http-headers".into(), dir.path().join("no/h").display().to_string()], "no such directory"),
         (vec!["--max-hint".into(), "1m".into()], "--http-headers"),
+        (vec!["--http-body".into(), dir.path().join("b").display().to_string()], "--http-headers"),
+        (vec!["--throttle-code".into(), "QuotaExceeded".into()], "--http-headers"),
+        (vec!["--bare-503-is-throttle".into()], "--http-headers"),
+        (
+            vec!["--http-headers".into(), headers, "--throttle-code".into(), "ns#Busy".into()],
+            "must be letters, digits, '.', '_' or '-'",
+        ),
     ];
     for (options, needle) in cases {
         let mut args = vec!["run".to_owned()];
@@ -289,4 +299,90 @@ fn control_characters_from_the_server_do_not_reach_the_terminal() {
         "{stderr}"
     );
     assert!(!stderr.contains(['\u{1b}', '\r']), "{stderr:?}");
+}
+
+/// The `error_kind` of each `retry_attempt` line of a JSON log.
+fn retry_kinds(stderr: &str) -> Vec<String> {
+    stderr
+        .lines()
+        .filter(|line| line.starts_with('{'))
+        .map(|line| serde_json::from_str::<Value>(line).expect("JSON"))
+        .filter(|event| event["event"] == "retry_attempt")
+        .map(|event| event["error_kind"].as_str().unwrap_or_default().to_owned())
+        .collect()
+}
+
+#[test]
+fn curl_s3s_slow_down_in_the_body_file_is_a_throttle() {
+    if !curl_installed() {
+        return;
+    }
+    let slow_down = "HTTP/1.1 503 Slow Down\r\n\r\n<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
+                     <Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>";
+    let server = Server::start(&[slow_down, slow_down, "HTTP/1.1 200 OK"]);
+    let dir = tempfile::tempdir().unwrap();
+    let (headers, body) = (dir.path().join("h"), dir.path().join("b"));
+    let mut command = Command::new(env!("CARGO_BIN_EXE_stagger"));
+    command.args(fast(5)).args(["--log-format", "json", "--http-headers"]).arg(&headers);
+    command.arg("--http-body").arg(&body).arg("--");
+    command
+        .args(["curl", "-sS", "--fail-with-body", "--noproxy", "*", "--max-time", "20", "-D"])
+        .arg(&headers);
+    command.arg("-o").arg(&body).arg(&server.url);
+    let out = output(command);
+    let stderr = stderr_text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(server.requests().len(), 3, "{stderr}");
+    assert_eq!(retry_kinds(&stderr), ["throttled", "throttled"], "{stderr}");
+
+    // Without --http-body the same 503 is a plain transient failure.
+    let server = Server::start(&[slow_down, "HTTP/1.1 200 OK"]);
+    let mut options = fast(5);
+    options.extend(["--log-format", "json"].map(str::to_owned));
+    let out = output(curl(&options, &headers, &server.url));
+    let stderr = stderr_text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(retry_kinds(&stderr), ["transient"], "{stderr}");
+}
+
+#[test]
+fn a_throttle_code_of_ones_own_retries_a_400_that_would_stop() {
+    // A script that answers like a service of its own: 400 QuotaExceeded.
+    let script = "echo run >> \"$2\"; \
+                  printf 'HTTP/1.1 400 Bad Request\\r\\nx-amzn-ErrorType: QuotaExceeded\\r\\n\\r\\n' > \"$1\"; exit 22";
+    for (extra, runs, last) in [
+        (&[][..], 1, "attempt 1/3 failed (exit code 22, HTTP 400 Bad Request); giving up: permanent error"),
+        (
+            &["--throttle-code", "QuotaExceeded"][..],
+            3,
+            "attempt 3/3 failed (exit code 22, HTTP 400 Bad Request); giving up",
+        ),
+    ] {
+        let (dir, headers) = temp();
+        let ran = dir.path().join("runs");
+        let mut options = fast(3);
+        options.extend(["--http-headers".to_owned(), headers.display().to_string()]);
+        options.extend(extra.iter().map(|s| (*s).to_owned()));
+        let (out, _) = run_sh(&options, script, &[&headers, &ran]);
+        let stderr = stderr_text(&out);
+        assert_eq!(out.status.code(), Some(22), "{extra:?}: {stderr}");
+        assert_eq!(super::lines(&ran), runs, "{extra:?}: {stderr}");
+        assert!(stderr.contains(last), "{extra:?}: {stderr}");
+    }
+}
+
+#[test]
+fn a_bare_503_is_logged_as_a_throttle_only_when_asked() {
+    let script = "printf 'HTTP/1.1 503 Service Unavailable\\r\\n\\r\\n' > \"$1\"; exit 22";
+    for (extra, kind) in [(&[][..], "transient"), (&["--bare-503-is-throttle"][..], "throttled")] {
+        let (_dir, headers) = temp();
+        let mut options = fast(2);
+        options.extend(["--log-format", "json", "--http-headers"].map(str::to_owned));
+        options.push(headers.display().to_string());
+        options.extend(extra.iter().map(|s| (*s).to_owned()));
+        let (out, _) = run_sh(&options, script, &[&headers]);
+        let stderr = stderr_text(&out);
+        assert_eq!(out.status.code(), Some(22), "{extra:?}: {stderr}");
+        assert_eq!(retry_kinds(&stderr), [kind], "{extra:?}: {stderr}");
+    }
 }

@@ -25,7 +25,9 @@
 //!   by accident.
 //!
 //! [`http`], [`io`] and [`message`] hold ready-made rules; [`quota`] reads
-//! what a server announces of its rate limit.
+//! what a server announces of its rate limit, and [`throttling`] the
+//! throttling a response says in words (AWS error codes, GitHub's
+//! secondary rate limit).
 
 pub mod hint;
 pub mod http;
@@ -34,6 +36,7 @@ pub mod io;
 pub mod message;
 pub mod quota;
 mod result;
+pub mod throttling;
 
 pub use result::{ByResult, ClassifyResult, DefaultRules, Errors, ResponseRules};
 

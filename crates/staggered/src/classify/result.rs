@@ -130,12 +130,13 @@ where
 /// - A service whose responses have rules of their own
 ///   ([`ResponseRules`]): those. `http` and reqwest responses follow
 ///   [`ClassifyHttp`]'s (408, 429 and 5xx retry, with their server hints;
-///   other 4xx stop), with the status lists set here
+///   other 4xx stop; throttling codes and rate limits make a failure
+///   throttled), with the status lists and throttling settings set here
 ///   ([`with_http`](DefaultRules::with_http), as a configuration file's
 ///   `[classification]` does); reqwest's errors are classified by kind.
 /// - Any other service: a compile error asking for a classifier, since
 ///   nothing says which of its responses are failures.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct DefaultRules {
     http: ClassifyHttp,
 }
@@ -146,8 +147,9 @@ impl DefaultRules {
         DefaultRules { http: ClassifyHttp::new() }
     }
 
-    /// The same rules with `http`'s status lists for HTTP responses.
-    pub const fn with_http(mut self, http: ClassifyHttp) -> Self {
+    /// The same rules with `http`'s status lists and throttling settings
+    /// for HTTP responses.
+    pub fn with_http(mut self, http: ClassifyHttp) -> Self {
         self.http = http;
         self
     }

@@ -23,6 +23,8 @@
 //!     [classification]
 //!     stop_statuses = [501]
 //!     retry_exit_codes = [75]       # for `stagger run`: EX_TEMPFAIL
+//!     throttling_codes = ["QuotaExceeded"] # besides the AWS SDKs' codes
+//!     bare_503_is_throttle = true   # behind a default nginx limit_req
 //!
 //!     [budget]
 //!     kind = "token_bucket"
@@ -47,6 +49,8 @@
 //! let policy = config.async_policy()?;
 //! assert_eq!(policy.limits().max_token_wait, Some(Duration::from_secs(1)));
 //! assert_eq!(policy.classifier().http().status_kind(501), Some(ErrorKind::Permanent));
+//! assert!(policy.classifier().http().is_throttling_code("QuotaExceeded"));
+//! assert!(policy.classifier().http().bare_503_is_throttle());
 //! assert!(policy.rate_limiter().and_then(|limiter| limiter.metrics()).is_some_and(|m| !m.enabled));
 //! // A blocking call cannot be cut: the timeout is refused, not dropped.
 //! assert_eq!(config.policy().unwrap_err().field(), "limits.attempt_timeout");
@@ -208,11 +212,14 @@ pub struct LimitsConfig {
 }
 
 /// The `classification` section: which HTTP statuses and which exit codes
-/// (for `stagger run`) are worth retrying.
+/// (for `stagger run`) are worth retrying, and which HTTP failures are
+/// throttles.
 ///
 /// # Default
-/// HTTP: 408, 429 and 5xx retry, other 4xx stop. Exit
-/// codes: every non-zero code retries.
+/// HTTP: 408, 429 and 5xx retry, other 4xx stop; the AWS SDKs' throttling
+/// codes, GitHub's rate limits and a 503 with a hint are throttles, a bare
+/// 503 is not (see [`throttling`](crate::classify::throttling)).
+/// Exit codes: every non-zero code retries.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]
@@ -229,10 +236,27 @@ pub struct ClassificationConfig {
     /// Exit codes never to retry; they win over `retry_exit_codes`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stop_exit_codes: Vec<i32>,
+    /// Error codes that make an HTTP failure a throttle, besides the AWS
+    /// SDKs' (`["QuotaExceeded"]`): for a service that names its
+    /// throttling its own way, in `x-amzn-ErrorType` or at the start of the
+    /// body. Each is letters, digits, `.`, `_` or `-`
+    /// ([`ClassifyHttp::with_throttling_codes`](crate::classify::http::ClassifyHttp::with_throttling_codes)).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub throttling_codes: Vec<String>,
+    /// Whether a bare 503 (no hint, no error code) is a throttle rather
+    /// than a transient failure: for a service behind a rate limiter that
+    /// answers its excess so, as nginx's `limit_req` does by default
+    /// ([`ClassifyHttp::with_bare_503_as_throttle`](crate::classify::http::ClassifyHttp::with_bare_503_as_throttle)).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub bare_503_is_throttle: bool,
 }
 
 fn is_default<T: Default + PartialEq>(value: &T) -> bool {
     *value == T::default()
+}
+
+fn is_false(value: &bool) -> bool {
+    !*value
 }
 
 impl RetryConfig {
@@ -582,20 +606,31 @@ impl ClassificationConfig {
         }
     }
 
-    /// The HTTP classifier with these status lists.
+    /// The HTTP classifier with these status lists and throttling settings.
     pub fn http(&self) -> crate::classify::http::ClassifyHttp {
-        crate::classify::http::ClassifyHttp::new().with_status_lists(
-            self.retry_statuses.iter().copied().collect(),
-            self.stop_statuses.iter().copied().collect(),
-        )
+        crate::classify::http::ClassifyHttp::new()
+            .with_status_lists(
+                self.retry_statuses.iter().copied().collect(),
+                self.stop_statuses.iter().copied().collect(),
+            )
+            .with_throttling_codes(self.throttling_codes.iter().cloned())
+            .with_bare_503_as_throttle(self.bare_503_is_throttle)
     }
 
     /// Checks the lists: statuses 100 to 599, exit codes 1 to 255, no code
-    /// in both lists of a pair. One pass over each list, with the codes
-    /// kept as bits, so a list of any length is checked in linear time.
+    /// in both lists of a pair, throttling codes of a form a response's
+    /// code can match. One pass over each list, with the codes kept as
+    /// bits, so a list of any length is checked in linear time.
     fn validate(&self) -> Result<(), LoadError> {
         let invalid =
             |field: String, message: String| Err(LoadError::new(LoadErrorKind::Invalid, field, message));
+        let mut codes = self.throttling_codes.iter().enumerate();
+        if let Some((i, code)) = codes.find(|(_, code)| !crate::classify::throttling::is_code(code)) {
+            return invalid(
+                format!("classification.throttling_codes[{i}]"),
+                format!("invalid throttling code {code:?}: must be letters, digits, '.', '_' or '-'"),
+            );
+        }
         for (name, list) in [("retry_statuses", &self.retry_statuses), ("stop_statuses", &self.stop_statuses)]
         {
             if let Some((i, status)) = list.iter().enumerate().find(|(_, s)| !(100..=599).contains(*s)) {

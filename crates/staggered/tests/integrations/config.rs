@@ -30,6 +30,8 @@ retry_statuses = [409]
 stop_statuses = [501]
 retry_exit_codes = [75, 111]
 stop_exit_codes = [2]
+throttling_codes = ["QuotaExceeded", "Client.Busy"]
+bare_503_is_throttle = true
 
 [budget]
 kind = "ratio"
@@ -68,12 +70,35 @@ fn every_field_loads_into_the_library_types() {
     assert_eq!(c.exit_code_kind(2), Some(ErrorKind::Permanent));
     assert_eq!(c.exit_code_kind(0), None);
     assert_eq!(c.http().status_kind(409), Some(ErrorKind::Transient));
+    assert_eq!(c.throttling_codes, ["QuotaExceeded", "Client.Busy"]);
+    assert!(c.bare_503_is_throttle);
+    assert_eq!(c.http().throttling_codes().collect::<Vec<_>>(), ["QuotaExceeded", "Client.Busy"]);
+    assert!(c.http().is_throttling_code("SlowDown") && c.http().bare_503_is_throttle());
 
     let policy = config.async_policy().unwrap();
     assert_eq!(policy.limits().deadline, Some(Duration::from_secs(120)));
     assert_eq!(policy.limits().max_hint, Some(Duration::from_secs(45)));
     assert!(policy.budget().is_some());
     assert_eq!(policy.classifier().http().status_kind(409), Some(ErrorKind::Transient));
+    assert_eq!(policy.classifier().http(), &c.http(), "the throttling settings reach the policy");
+}
+
+#[test]
+fn throttling_settings_load_from_toml_and_json_and_default_to_off() {
+    let toml = "[classification]\nthrottling_codes = [\"QuotaExceeded\"]\nbare_503_is_throttle = true\n";
+    let json = r#"{"classification": {"throttling_codes": ["QuotaExceeded"], "bare_503_is_throttle": true}}"#;
+    for config in [RetryConfig::from_toml_str(toml).unwrap(), RetryConfig::from_json_str(json).unwrap()] {
+        let http = config.policy().unwrap().classifier().http().clone();
+        assert!(http.is_throttling_code("QuotaExceeded") && http.bare_503_is_throttle());
+        assert_eq!(RetryConfig::from_toml_str(&config.to_toml_string().unwrap()).unwrap(), config);
+        assert_eq!(RetryConfig::from_json_str(&config.to_json_string().unwrap()).unwrap(), config);
+    }
+    let default = RetryConfig::default().policy().unwrap().classifier().http().clone();
+    assert!(!default.is_throttling_code("QuotaExceeded") && !default.bare_503_is_throttle());
+    // Off is not written.
+    let mut off = RetryConfig::default();
+    off.classification.bare_503_is_throttle = false;
+    assert_eq!(off.to_toml_string().unwrap(), "");
 }
 
 #[test]
@@ -255,6 +280,24 @@ const BAD: &[(&str, &str, &str, &str)] = &[
         r#"{"classification": {"retry_statuses": [503], "stop_statuses": [503]}}"#,
         "classification.retry_statuses[0]",
         "also in stop_statuses",
+    ),
+    (
+        "[classification]\nthrottling_codes = [\"QuotaExceeded\", \"ns#Busy\"]",
+        r#"{"classification": {"throttling_codes": ["QuotaExceeded", "ns#Busy"]}}"#,
+        "classification.throttling_codes[1]",
+        "invalid throttling code \"ns#Busy\": must be letters, digits, '.', '_' or '-'",
+    ),
+    (
+        "[classification]\nthrottling_codes = [\"\"]",
+        r#"{"classification": {"throttling_codes": [""]}}"#,
+        "classification.throttling_codes[0]",
+        "invalid throttling code \"\"",
+    ),
+    (
+        "[classification]\nbare_503_is_throttle = \"yes\"",
+        r#"{"classification": {"bare_503_is_throttle": "yes"}}"#,
+        "classification.bare_503_is_throttle",
+        "invalid type",
     ),
     (
         "[classification]\nretry_exit_codes = [0]",

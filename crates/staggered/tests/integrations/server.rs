@@ -19,6 +19,8 @@ use tokio::net::TcpListener;
 pub enum Reply {
     /// This status, with these headers, body `status`.
     Status(u16, Vec<(&'static str, String)>),
+    /// This status, with these headers and this body.
+    Body(u16, Vec<(&'static str, String)>, &'static str),
     /// Never answer.
     Hang,
 }
@@ -90,6 +92,13 @@ async fn respond(reply: Reply) -> Response<Full<Bytes>> {
                 response = response.header(name, value);
             }
             response.body(Full::new(Bytes::from(status.to_string()))).expect("valid response")
+        }
+        Reply::Body(status, headers, body) => {
+            let mut response = Response::builder().status(status);
+            for (name, value) in headers {
+                response = response.header(name, value);
+            }
+            response.body(Full::new(Bytes::from_static(body.as_bytes()))).expect("valid response")
         }
         Reply::Hang => std::future::pending().await,
     }

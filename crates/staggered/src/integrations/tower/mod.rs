@@ -67,6 +67,48 @@
 //! HTTP rules for its responses with a [`ByResult`](crate::ByResult) that
 //! asks `ClassifyHttp` about them.
 //!
+//! # Codes in the body
+//! The HTTP rules count a response as throttled by what its headers say
+//! (a 429, a 503 with `Retry-After`, an AWS code in `x-amzn-ErrorType`,
+//! GitHub's spent quota) and by a code at the start of its body (S3's
+//! `<Code>SlowDown</Code>`): see
+//! [what counts as a throttle](crate::http#what-counts-as-a-throttle). The
+//! layer reads no body: a response's body is of any type, and reading a
+//! stream consumes it. So the header forms always count, and the body's
+//! codes count when a service below the layer puts the body's start in the
+//! response's extensions: [`keep_body_start`](crate::http::keep_body_start)
+//! for bodies held whole, or a [`BodyStart`](crate::http::BodyStart) read
+//! by a service that streams them.
+//!
+//! ```
+//! # async fn demo() -> Result<(), tower::BoxError> {
+//! use staggered::http::{keep_body_start, ClassifyHttp};
+//! use staggered::tower::RetryLayer;
+//! use staggered::{AdaptiveLimiter, Preset, RetryPolicy};
+//! use tower::{service_fn, Service, ServiceBuilder, ServiceExt};
+//!
+//! let slow_down = "<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>";
+//! let limiter = AdaptiveLimiter::new();
+//! let policy = RetryPolicy::new(Preset::Interactive.backoff())
+//!     .classify(ClassifyHttp::new())
+//!     .with_rate_limiter(limiter.clone());
+//! let mut service = ServiceBuilder::new()
+//!     .layer(RetryLayer::new(policy))
+//!     .map_response(|mut response| {
+//!         keep_body_start(&mut response); // below the layer: its classifier sees the start
+//!         response
+//!     })
+//!     .service(service_fn(move |_: ()| async move {
+//!         Ok::<_, tower::BoxError>(http::Response::builder().status(503).body(slow_down.to_owned())?)
+//!     }));
+//! let response = service.ready().await?.call(()).await?;
+//! assert_eq!(response.body(), slow_down, "the last answer, whole");
+//! assert!(limiter.metrics().enabled, "every SlowDown was a throttle");
+//! # Ok(())
+//! # }
+//! # tokio::runtime::Builder::new_current_thread().enable_time().start_paused(true).build().unwrap().block_on(demo()).unwrap();
+//! ```
+//!
 //! ```compile_fail,E0599
 //! # async fn demo() {
 //! use staggered::tower::RetryLayer;

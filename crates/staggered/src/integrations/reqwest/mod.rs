@@ -4,7 +4,9 @@
 //! [`RetryMiddleware`] retries a request on the staggered schedule of its
 //! [`RetryPolicy`], with every rule of the retry decision (`max_attempts`,
 //! deadline, budget, hooks, `tracing`):
-//! - **What retries**: 408, 429 and 5xx responses; connection failures and
+//! - **What retries**: 408, 429 and 5xx responses, and any failure that
+//!   says it is a throttle (an AWS throttling code, GitHub's rate limits:
+//!   see [the body](#the-body-of-a-failed-response)); connection failures and
 //!   timeouts ([`classify_error`]). Other 4xx and malformed requests stop at
 //!   once. These are the rules of any policy: one with no classifier
 //!   ([`DefaultRules`](crate::DefaultRules), adjusted by a configuration
@@ -32,6 +34,28 @@
 //!   all requests with [`RetryMiddleware::retry_non_idempotent`], or for one
 //!   with the [`Idempotent`] extension. A request whose body cannot be cloned
 //!   (a stream) is sent once.
+//!
+//! # The body of a failed response
+//! A throttle is sometimes said only in the body: S3's 503 with
+//! `<Code>SlowDown</Code>`, DynamoDB's 400 with a `ThrottlingException`
+//! `__type`, GitHub's 403 that says "secondary rate limit" (see
+//! [what counts as a throttle](crate::http#what-counts-as-a-throttle)).
+//! So, within each attempt (its time limit covers the reading), the
+//! middleware reads the start of the body of a response whose body can
+//! change its classification ([`wants_body_start`](crate::http::wants_body_start):
+//! a 400, 403, 429 or 503 that no header has already decided), frame by
+//! frame until [`BODY_START_BYTES`](crate::http::BODY_START_BYTES) have
+//! come or the body ends, and puts those bytes in the response's
+//! extensions as a [`BodyStart`](crate::http::BodyStart), where the
+//! classifier reads them. Every other response, successes included, is
+//! handed on untouched.
+//!
+//! A response that was read is rebuilt around the same body: the frames
+//! read come first, then the rest as the server sends it (or the error
+//! that stopped the reading, where it happened), so the caller reads the
+//! whole body. It keeps its status, version, headers, extensions (the
+//! [`BodyStart`](crate::http::BodyStart) added), URL and
+//! `content_length`, and reqwest's body timeouts still apply.
 //!
 //! When retrying stops, the caller gets the last attempt's outcome as it
 //! came (a 503 stays an `Ok` response, a connection error stays an error),
@@ -62,6 +86,8 @@
 //! # Ok(())
 //! # }
 //! ```
+
+mod body;
 
 use core::fmt;
 use core::future::Future;
@@ -284,7 +310,7 @@ pub fn classify_reqwest_error(error: &::reqwest::Error) -> Failure {
 impl ClassifyResult<Response, Error> for ClassifyHttp {
     fn classify_result(&self, result: Result<&Response, &Error>) -> Option<Failure> {
         match result {
-            Ok(response) => self.classify_parts(response.status(), response.headers()),
+            Ok(response) => self.classify_head(response.status(), response.headers(), response.extensions()),
             Err(error) => Some(classify_error(error)),
         }
     }
@@ -334,7 +360,11 @@ impl<C: ClassifyResult<Response, Error>, U: Ready<Response>> Judge<Response, Err
             return Outcomes { classifier: self.classifier, ready: self.ready }.judge(outcome);
         }
         let failure = match &outcome {
-            Ok(response) => ClassifyHttp::new().classify_parts(response.status(), response.headers()),
+            Ok(response) => ClassifyHttp::new().classify_head(
+                response.status(),
+                response.headers(),
+                response.extensions(),
+            ),
             Err(error) => self.classifier.classify_result(Err(error)),
         };
         match failure {
@@ -417,7 +447,11 @@ where
             let (next, mut extensions) = (next.clone(), extensions.clone());
             let future = async move {
                 match request {
-                    Some(request) => next.run(request, &mut extensions).await,
+                    // The start of a failed response's body is read within
+                    // the attempt, so its time limit covers the reading too.
+                    Some(request) => {
+                        Ok(body::with_body_start(next.run(request, &mut extensions).await?).await)
+                    }
                     None => unreachable!("an attempt is sent only when the request can be"),
                 }
             };
