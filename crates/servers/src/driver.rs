@@ -57,12 +57,22 @@ pub struct ClientPolicy {
     pub hedging: Option<HedgeChoice>,
     /// Attempts per request, the first included.
     pub max_attempts: u32,
+    /// Whether a bare 503 (no hint, no throttling code) is a throttle: for
+    /// a server behind a rate limiter that answers excess so, as nginx's
+    /// `limit_req` does by default.
+    pub bare_503_is_throttle: bool,
 }
 
 impl ClientPolicy {
     /// Retries alone.
     pub const fn retries() -> Self {
-        ClientPolicy { limiter: LimiterChoice::None, max_token_wait: None, hedging: None, max_attempts: 3 }
+        ClientPolicy {
+            limiter: LimiterChoice::None,
+            max_token_wait: None,
+            hedging: None,
+            max_attempts: 3,
+            bare_503_is_throttle: false,
+        }
     }
 
     /// Retries and one adaptive limiter per client in `mode`, a token
@@ -78,6 +88,12 @@ impl ClientPolicy {
     /// Retries and one adaptive limiter in `mode` for all the clients.
     pub const fn shared(mode: AdaptiveMode) -> Self {
         ClientPolicy { limiter: LimiterChoice::Shared(mode), ..ClientPolicy::adaptive(mode) }
+    }
+
+    /// The same, with a bare 503 read as a throttle.
+    pub const fn with_bare_503_as_throttle(mut self) -> Self {
+        self.bare_503_is_throttle = true;
+        self
     }
 
     /// Hedging (2 copies at most) instead of retries.
@@ -222,8 +238,12 @@ fn client_for(
         .with_max_delay(Duration::from_secs(1))
         .with_max_attempts(policy.max_attempts)
         .build()?;
-    let mut retry_policy =
-        RetryMiddleware::policy_for(backoff).with_deadline(caller_timeout)?.with_budget(TokenBucket::new());
+    let classify =
+        staggered::http::ClassifyHttp::new().with_bare_503_as_throttle(policy.bare_503_is_throttle);
+    let mut retry_policy = RetryMiddleware::policy_for(backoff)
+        .classify(classify)
+        .with_deadline(caller_timeout)?
+        .with_budget(TokenBucket::new());
     if let Some(limiter) = limiter {
         retry_policy = retry_policy.with_rate_limiter(limiter);
         if let Some(wait) = policy.max_token_wait {

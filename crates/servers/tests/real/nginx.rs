@@ -87,19 +87,17 @@ async fn a_bare_503_is_retried_and_nginx_never_admits_past_its_limit_and_burst()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "not yet: a bare 503 (nginx's default limit_req_status) is not read as a throttle, \
-            so the limiter never turns on; switch on once it is"]
-async fn a_bare_503_turns_the_limiter_on() {
+async fn a_bare_503_turns_the_limiter_on_when_the_policy_says_it_is_a_throttle() {
     let Some(nginx) = started(Nginx::start(NginxConfig::new(RATE, Rejection::Default503))) else { return };
-    let run = four_clients(&nginx).await;
+    let load = Load::new(nginx.url("/object"), 4, 2.0 * f64::from(RATE), RUN);
+    let policy = ClientPolicy::adaptive(AdaptiveMode::Aws).with_bare_503_as_throttle();
+    let run = drive(&load, &policy).await.unwrap();
     assert!(run.limiter_throttles() > 0 && run.limiters.iter().all(|m| m.enabled), "{:?}", run.limiters);
     let summary = summarize(&run, Some(f64::from(RATE)));
     assert!(summary.throttled_fraction < 0.25, "{summary:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "not yet: S3's 503 SlowDown is not read as a throttle (the body's error code is not \
-            looked at), so the limiter never turns on; switch on once it is"]
 async fn an_s3_slow_down_turns_the_limiter_on() {
     let rate = 200;
     let Some(nginx) = started(Nginx::start(NginxConfig::new(rate, Rejection::SlowDown))) else { return };
