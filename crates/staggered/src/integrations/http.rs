@@ -234,13 +234,23 @@ impl BodyStart {
 /// 429, the quota headers already say it is spent. Every other response's
 /// body is left unread, and the classifier ignores it.
 pub fn wants_body_start(status: StatusCode, headers: &HeaderMap) -> bool {
+    let now = SystemTime::now();
+    body_matters(status, headers, hint(headers, now), spent_quota(headers, now))
+}
+
+/// [`wants_body_start`], given the `hint` and the `spent` quota the
+/// headers hold, so that a classifier that has read them reads them once.
+fn body_matters(
+    status: StatusCode,
+    headers: &HeaderMap,
+    hint: Option<Hint>,
+    spent: Option<Option<Hint>>,
+) -> bool {
     let by_status = match status.as_u16() {
         400 => true,
-        403 => spent_quota(headers, SystemTime::now()).is_none(),
-        429 => {
-            hint(headers, SystemTime::now()).is_none() && spent_quota(headers, SystemTime::now()).is_none()
-        }
-        503 => hint(headers, SystemTime::now()).is_none(),
+        403 => spent.is_none(),
+        429 => hint.is_none() && spent.is_none(),
+        503 => hint.is_none(),
         _ => false,
     };
     by_status && !headers.contains_key(AMZN_ERROR_TYPE)
@@ -324,13 +334,13 @@ impl ClassifyHttp {
             return Some(Failure::PERMANENT);
         }
         let now = SystemTime::now();
-        let hint = hint(headers, now);
-        let body = if wants_body_start(status, headers) { body_start } else { &[] };
+        let (hint, spent) = (hint(headers, now), spent_quota(headers, now));
+        let body = if body_matters(status, headers, hint, spent) { body_start } else { &[] };
         let code = error_code(headers, body);
         let rate_limited = matches!(status.as_u16(), 403 | 429);
         let throttle_hint = if code.is_some_and(|code| self.is_throttling_code(code)) {
             Some(hint)
-        } else if let Some(reset) = spent_quota(headers, now).filter(|_| rate_limited) {
+        } else if let Some(reset) = spent.filter(|_| rate_limited) {
             Some(hint.or(reset))
         } else if rate_limited && says_secondary_rate_limit(body) {
             Some(hint.or(Some(Hint::After(SECONDARY_RATE_LIMIT_WAIT))))
