@@ -180,13 +180,8 @@ impl HeaderDump {
     /// # Errors
     /// When a file exists and cannot be emptied.
     pub fn clear(&self) -> io::Result<()> {
-        open_regular(&self.path, OFlags::WRONLY)?.map_or(Ok(()), |file| file.set_len(0))?;
-        match &self.body {
-            Some(body) => open_regular(body, OFlags::WRONLY)
-                .and_then(|file| file.map_or(Ok(()), |file| file.set_len(0)))
-                .map_err(|err| in_body(body, err)),
-            None => Ok(()),
-        }
+        empty(&self.path)?;
+        self.body.as_deref().map_or(Ok(()), |body| empty(body).map_err(|err| in_body(body, err)))
     }
 
     /// The last response in the file, classified with the start of its
@@ -234,6 +229,11 @@ fn body_start(path: &Path) -> io::Result<Vec<u8>> {
 
 /// An error of the body's file at `path`, naming it: the warning that
 /// reports it names the headers' file.
+/// Empties the regular file at `path`; one that does not exist is left so.
+fn empty(path: &Path) -> io::Result<()> {
+    open_regular(path, OFlags::WRONLY)?.map_or(Ok(()), |file| file.set_len(0))
+}
+
 fn in_body(path: &Path, err: io::Error) -> io::Error {
     io::Error::new(err.kind(), format!("the body's file {}: {err}", path.display()))
 }
